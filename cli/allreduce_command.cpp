@@ -1,0 +1,178 @@
+// `ringlab allreduce`: run each all-reduce implementation on real ranks (MPI processes or
+// threads), time it and check the result bit for bit. The short, checked run of the main job;
+// `ringlab bench` (a later issue) is the full sweep.
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+
+#include "backends/threads_communicator.hpp"
+#include "cli_util.hpp"
+#include "commands.hpp"
+#include "execute.hpp"
+#include "test_data.hpp"
+#ifdef RINGLAB_HAVE_MPI
+#include "backends/mpi_communicator.hpp"
+#endif
+
+namespace ringlab::cli {
+
+namespace {
+
+struct AllreduceArguments {
+  std::string algorithms = "all";
+  std::string backend = "auto";
+  int ranks = 4;
+  std::string count = "1M";
+  std::string type = "float32";
+  std::string op = "sum";
+  int iterations = 5;
+  std::int64_t segment_bytes = std::int64_t{1} << 20;
+  bool in_place = false;
+  double timeout_seconds = 300;
+  AlgorithmOptions options;
+};
+
+bool launched_by_mpi() {
+  for (const char* variable : {"PMI_RANK", "PMI_SIZE", "PMIX_RANK", "OMPI_COMM_WORLD_SIZE", "MPI_LOCALNRANKS"})
+    if (std::getenv(variable) != nullptr) return true;
+  return false;
+}
+
+struct RunResult {
+  double seconds_per_call = 0.0;  // slowest rank
+  std::int64_t wrong = 0;         // summed over ranks
+};
+
+// Runs one implementation: a warm-up call, `iterations` timed calls, then one checked call.
+RunResult run_one(Communicator& comm, PreparedCollective& prepared, const AllreduceArguments& arguments,
+                  std::int64_t count, DataType type, ReduceOp op, const ExecuteOptions& options) {
+  const std::size_t bytes = checked_byte_count(count, type);
+  std::vector<std::byte> input(bytes);
+  std::vector<std::byte> output(bytes);
+  std::vector<std::byte> expected(bytes);
+  fill_input(input.data(), count, type, op, comm.rank(), comm.size());
+  fill_expected_allreduce(expected.data(), count, type, op, comm.size());
+  void* result = arguments.in_place ? static_cast<void*>(input.data()) : output.data();
+  prepared.run(comm, input.data(), result, count, type, op, options);  // warm-up, checks agreement
+  ExecuteOptions timed = options;
+  timed.check_consistency = false;
+  comm.barrier(Clock::now() + options.timeout);
+  const auto start = Clock::now();
+  for (int i = 0; i < arguments.iterations; ++i) prepared.run(comm, input.data(), result, count, type, op, timed);
+  const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+  fill_input(input.data(), count, type, op, comm.rank(), comm.size());
+  prepared.run(comm, input.data(), result, count, type, op, timed);
+  const std::int64_t wrong = count_mismatches(result, expected.data(), count, type);
+
+  // Combine the figures over ranks with the suite's own ring all-reduce.
+  PreparedCollective ring("ring", Collective::allreduce, {}, comm.size(), comm.rank());
+  double slowest = arguments.iterations > 0 ? elapsed / arguments.iterations : 0.0;
+  std::int64_t total_wrong = wrong;
+  ring.run(comm, &slowest, &slowest, 1, DataType::float64, ReduceOp::max, timed);
+  ring.run(comm, &total_wrong, &total_wrong, 1, DataType::int64, ReduceOp::sum, timed);
+  return {slowest, total_wrong};
+}
+
+int run_on(Communicator& comm, const AllreduceArguments& arguments) {
+  const std::int64_t count = parse_size(arguments.count);
+  const DataType type = parse_data_type(arguments.type);
+  const ReduceOp op = parse_reduce_op(arguments.op);
+  ExecuteOptions options;
+  options.segment_bytes = static_cast<std::size_t>(arguments.segment_bytes);
+  options.timeout = std::chrono::milliseconds(static_cast<std::int64_t>(arguments.timeout_seconds * 1000));
+  const bool print = comm.rank() == 0;
+  const std::size_t bytes = checked_byte_count(count, type);
+  if (print)
+    fmt::print("# ringlab allreduce: backend {}, {} ranks, {} elements of {} ({} B), op {}, {}, {} timed iterations\n"
+               "{:<20} {:>12} {:>12} {:>12} {:>8}\n",
+               comm.backend_name(), comm.size(), count, name_of(type), bytes, name_of(op),
+               arguments.in_place ? "in-place" : "out-of-place", arguments.iterations, "algorithm", "time (us)",
+               "algbw (GB/s)", "busbw (GB/s)", "#wrong");
+  std::int64_t total_wrong = 0;
+  for (const std::string& name : parse_name_list(arguments.algorithms, allreduce_implementations())) {
+    if (name == mpi_native && !comm.has_native_allreduce()) {
+      if (print) fmt::print("{:<20} skipped: needs --backend mpi\n", name);
+      continue;
+    }
+    PreparedCollective prepared(name, Collective::allreduce, arguments.options, comm.size(), comm.rank());
+    const RunResult result = run_one(comm, prepared, arguments, count, type, op, options);
+    total_wrong += result.wrong;
+    const double algbw = result.seconds_per_call > 0 ? static_cast<double>(bytes) / result.seconds_per_call / 1e9 : 0.0;
+    const double busbw = algbw * 2.0 * (comm.size() - 1) / comm.size();
+    if (print)
+      fmt::print("{:<20} {:>12.1f} {:>12.3f} {:>12.3f} {:>8}\n", name, result.seconds_per_call * 1e6, algbw, busbw,
+                 result.wrong);
+  }
+  if (print) fmt::print("# {}\n", total_wrong == 0 ? "all results correct" : "WRONG RESULTS");
+  return total_wrong == 0 ? 0 : 1;
+}
+
+#ifdef RINGLAB_HAVE_MPI
+int run_mpi(const AllreduceArguments& arguments) {
+  MpiEnvironment environment;
+  MpiCommunicator comm;
+  try {
+    return run_on(comm, arguments);
+  } catch (const std::exception& error) {
+    if (comm.size() > 1) comm.abort(error.what());  // ends every rank with the message
+    throw;
+  }
+}
+#endif
+
+int run_threads_backend(const AllreduceArguments& arguments) {
+  std::mutex status_mutex;
+  int status = 0;
+  run_threads(arguments.ranks, [&](Communicator& comm) {
+    const int rank_status = run_on(comm, arguments);
+    const std::lock_guard lock(status_mutex);
+    status = std::max(status, rank_status);
+  });
+  return status;
+}
+
+}  // namespace
+
+CommandRunner add_allreduce_command(CLI::App& app) {
+  auto arguments = std::make_shared<AllreduceArguments>();
+  CLI::App* command = app.add_subcommand(
+      "allreduce", "Run, time and check each all-reduce implementation once per iteration (under mpiexec for the "
+                   "mpi backend). Exits 1 if any element is wrong.");
+  command->add_option("--algo", arguments->algorithms, "Comma-separated implementations, or all")->capture_default_str();
+  command->add_option("--backend", arguments->backend, "auto (mpi under mpiexec, else threads) | mpi | threads")
+      ->capture_default_str();
+  command->add_option("--ranks", arguments->ranks, "Ranks for the threads backend")->capture_default_str();
+  command->add_option("-c,--count", arguments->count, "Elements per rank (K/M/G suffixes)")->capture_default_str();
+  command->add_option("-d,--datatype", arguments->type, "float32|float64|float16|bfloat16|int32|int64")
+      ->capture_default_str();
+  command->add_option("-o,--op", arguments->op, "sum|prod|min|max|avg")->capture_default_str();
+  command->add_option("-n,--iters", arguments->iterations, "Timed iterations")->capture_default_str();
+  command->add_option("--segment-bytes", arguments->segment_bytes, "Segment size (0 = whole transfers)")
+      ->capture_default_str();
+  command->add_flag("--in-place", arguments->in_place, "Use the same buffer for input and output");
+  command->add_option("--timeout", arguments->timeout_seconds, "Seconds any rank waits before the job fails")
+      ->capture_default_str();
+  command->add_option("--root", arguments->options.root, "parameter_server root")->capture_default_str();
+  command->add_option("--shards", arguments->options.shards, "parameter_server shards")->capture_default_str();
+  return [arguments] {
+    if (arguments->iterations < 0) throw std::invalid_argument("--iters must not be negative");
+    if (arguments->segment_bytes < 0) throw std::invalid_argument("--segment-bytes must not be negative");
+    if (arguments->timeout_seconds <= 0) throw std::invalid_argument("--timeout must be positive");
+    std::string backend = arguments->backend;
+    if (backend == "auto") backend = launched_by_mpi() ? "mpi" : "threads";
+    if (backend == "threads") return run_threads_backend(*arguments);
+    if (backend == "mpi") {
+#ifdef RINGLAB_HAVE_MPI
+      return run_mpi(*arguments);
+#else
+      throw std::invalid_argument("this ringlab was built without MPI (RINGLAB_ENABLE_MPI=OFF); use --backend threads");
+#endif
+    }
+    throw std::invalid_argument(fmt::format("unknown backend '{}'; valid backends: auto, mpi, threads", backend));
+  };
+}
+
+}  // namespace ringlab::cli

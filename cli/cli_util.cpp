@@ -1,0 +1,81 @@
+#include "cli_util.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <charconv>
+#include <limits>
+#include <stdexcept>
+
+namespace ringlab::cli {
+
+namespace {
+
+std::vector<std::string_view> split(std::string_view text, char separator) {
+  std::vector<std::string_view> parts;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t end = text.find(separator, start);
+    parts.push_back(text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start));
+    if (end == std::string_view::npos) return parts;
+    start = end + 1;
+  }
+}
+
+std::int64_t parse_integer(std::string_view text, std::string_view what) {
+  std::int64_t value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size())
+    throw std::invalid_argument(fmt::format("{} '{}' is not an integer", what, text));
+  return value;
+}
+
+}  // namespace
+
+std::vector<int> parse_rank_list(std::string_view text) {
+  constexpr std::int64_t max_ranks = 1 << 20;
+  std::vector<int> ranks;
+  for (std::string_view part : split(text, ',')) {
+    const std::size_t dots = part.find("..");
+    const std::int64_t first = parse_integer(part.substr(0, dots), "rank count");
+    const std::int64_t last = dots == std::string_view::npos ? first : parse_integer(part.substr(dots + 2), "rank count");
+    if (first < 1 || last < first || last > max_ranks)
+      throw std::invalid_argument(fmt::format(
+          "rank range '{}' is invalid: use N, A..B or a comma-separated list with 1 <= A <= B <= {}", part, max_ranks));
+    for (std::int64_t n = first; n <= last; ++n) ranks.push_back(static_cast<int>(n));
+  }
+  std::sort(ranks.begin(), ranks.end());
+  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+  return ranks;
+}
+
+std::int64_t parse_size(std::string_view text) {
+  if (text.empty()) throw std::invalid_argument("empty size; use e.g. 1024, 64K, 1M or 2G");
+  std::int64_t multiplier = 1;
+  switch (text.back()) {
+    case 'K': case 'k': multiplier = std::int64_t{1} << 10; break;
+    case 'M': case 'm': multiplier = std::int64_t{1} << 20; break;
+    case 'G': case 'g': multiplier = std::int64_t{1} << 30; break;
+    default: break;
+  }
+  const std::string_view digits = multiplier == 1 ? text : text.substr(0, text.size() - 1);
+  const std::int64_t value = parse_integer(digits, "size");
+  if (value < 0) throw std::invalid_argument(fmt::format("size '{}' must not be negative", text));
+  if (value > std::numeric_limits<std::int64_t>::max() / multiplier)
+    throw std::invalid_argument(fmt::format("size '{}' overflows a 64-bit integer", text));
+  return value * multiplier;
+}
+
+std::vector<std::string> parse_name_list(std::string_view text, const std::vector<std::string>& valid) {
+  if (text == "all") return valid;
+  std::vector<std::string> names;
+  for (std::string_view part : split(text, ',')) {
+    if (std::find(valid.begin(), valid.end(), part) == valid.end())
+      throw std::invalid_argument(fmt::format("unknown name '{}'; valid: {} (or all)", part, fmt::join(valid, ", ")));
+    names.emplace_back(part);
+  }
+  return names;
+}
+
+}  // namespace ringlab::cli

@@ -1,0 +1,17 @@
+// The `ringlab` subcommands. Each add_*_command registers its options on the app and returns the
+// function that runs it (exit status).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+
+namespace ringlab::cli {
+
+using CommandRunner = std::function<int()>;
+
+CommandRunner add_schedule_command(CLI::App& app);
+CommandRunner add_verify_command(CLI::App& app);
+CommandRunner add_allreduce_command(CLI::App& app);
+
+}  // namespace ringlab::cli

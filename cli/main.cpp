@@ -1,0 +1,27 @@
+// ringlab: measure, model and replay all-reduce. One binary, one subcommand per job.
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <exception>
+
+#include "commands.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"ringlab: measure, model and replay all-reduce (parameter server, ring, interval-paired ring and "
+               "baselines)"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "ringlab 0.1.0");
+  const ringlab::cli::CommandRunner schedule = ringlab::cli::add_schedule_command(app);
+  const ringlab::cli::CommandRunner verify = ringlab::cli::add_verify_command(app);
+  const ringlab::cli::CommandRunner allreduce = ringlab::cli::add_allreduce_command(app);
+  CLI11_PARSE(app, argc, argv);
+  try {
+    if (app.got_subcommand("schedule")) return schedule();
+    if (app.got_subcommand("verify")) return verify();
+    if (app.got_subcommand("allreduce")) return allreduce();
+  } catch (const std::exception& error) {
+    fmt::print(stderr, "ringlab: error: {}\n", error.what());
+    return 2;
+  }
+  return 2;
+}

@@ -1,0 +1,90 @@
+// `ringlab verify`: prove schedules correct and print their steps, bytes and critical path.
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "algorithms/algorithm.hpp"
+#include "cli_util.hpp"
+#include "commands.hpp"
+#include "schedule_io.hpp"
+#include "verify.hpp"
+
+namespace ringlab::cli {
+
+namespace {
+
+struct VerifyArguments {
+  std::string algorithms = "all";
+  std::string ranks = "1..16";
+  std::string collectives = "all";
+  std::string schedule_file;
+  AlgorithmOptions options;
+  bool quiet = false;
+};
+
+// Prints one row; returns whether the schedule verified.
+bool report(const Schedule& schedule, bool quiet) {
+  const VerifyResult result = verify(schedule);
+  // Unit costs: the printed coefficients are counts of alpha and multiples of n at beta and gamma.
+  const CriticalPath path = critical_path(schedule, {1.0, 1e-3, 1e-6}, 1.0);
+  if (!quiet || !result.ok())
+    fmt::print("{:<20} {:<15} {:>6} {:>6} {:>8} {:>10.4f}   {:>4}a + {:>7.4f}nb + {:>7.4f}ng   {}\n", schedule.algorithm,
+               name_of(schedule.collective), schedule.nranks, result.steps, schedule.nchunks, result.max_sent_fraction,
+               path.latency_terms, path.beta_bytes, path.gamma_bytes, result.ok() ? "ok" : "FAIL");
+  for (const std::string& error : result.errors) fmt::print("    {}\n", error);
+  if (result.error_count > static_cast<std::int64_t>(result.errors.size()))
+    fmt::print("    ... {} violations in all\n", result.error_count);
+  return result.ok();
+}
+
+}  // namespace
+
+CommandRunner add_verify_command(CLI::App& app) {
+  auto arguments = std::make_shared<VerifyArguments>();
+  CLI::App* command = app.add_subcommand(
+      "verify", "Prove that schedules compute their collective; print steps, bytes sent per rank and the "
+                "alpha-beta-gamma critical path. Exits 1 if any schedule fails.");
+  command->add_option("--algo", arguments->algorithms, "Comma-separated algorithms, or all")->capture_default_str();
+  command->add_option("--ranks", arguments->ranks, "Rank counts: N, A..B or a comma-separated list")
+      ->capture_default_str();
+  command->add_option("--collective", arguments->collectives, "Comma-separated collectives, or all")
+      ->capture_default_str();
+  command->add_option("--root", arguments->options.root, "Root rank (parameter server, broadcast)")->capture_default_str();
+  command->add_option("--shards", arguments->options.shards, "parameter_server shards")->capture_default_str();
+  command->add_option("--schedule", arguments->schedule_file, "Verify a ringlab.schedule/1 JSON file instead");
+  command->add_flag("--quiet", arguments->quiet, "Print only failures and the summary");
+  return [arguments] {
+    fmt::print("{:<20} {:<15} {:>6} {:>6} {:>8} {:>10}   {}\n", "algorithm", "collective", "ranks", "steps", "chunks",
+               "sent/rank", "critical path (n = message bytes)        status");
+    std::int64_t checked = 0;
+    std::int64_t failed = 0;
+    if (!arguments->schedule_file.empty()) {
+      ++checked;
+      failed += report(read_schedule_file(arguments->schedule_file), arguments->quiet) ? 0 : 1;
+    } else {
+      std::vector<std::string> collective_names;
+      for (Collective collective : all_collectives) collective_names.emplace_back(name_of(collective));
+      const auto names = parse_name_list(arguments->algorithms, algorithm_names());
+      const auto collectives = parse_name_list(arguments->collectives, collective_names);
+      const auto rank_counts = parse_rank_list(arguments->ranks);
+      for (const std::string& name : names) {
+        const AlgorithmInfo& info = find_algorithm(name);
+        for (const std::string& collective_name : collectives) {
+          const Collective collective = parse_collective(collective_name);
+          if (!supports(info, collective)) continue;
+          for (int nranks : rank_counts) {
+            AlgorithmOptions options = arguments->options;
+            if (options.root >= nranks) options.root = 0;
+            if (options.shards > nranks) options.shards = nranks;
+            ++checked;
+            failed += report(make_schedule(name, collective, nranks, options), arguments->quiet) ? 0 : 1;
+          }
+        }
+      }
+    }
+    fmt::print("verified {} schedules: {} ok, {} failed\n", checked, checked - failed, failed);
+    return failed == 0 ? 0 : 1;
+  };
+}
+
+}  // namespace ringlab::cli

@@ -1,0 +1,70 @@
+// The algorithm registry: every algorithm is a pure function (collective, nranks, options) -> Schedule.
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "schedule.hpp"
+
+namespace ringlab {
+
+struct AlgorithmOptions {
+  int root = 0;    // parameter-server root (server of shard 0) and broadcast root
+  int shards = 1;  // parameter_server: number of shards (servers); nranks = direct RS + AG
+};
+
+using ScheduleMaker = Schedule (*)(Collective collective, int nranks, const AlgorithmOptions& options);
+
+struct AlgorithmInfo {
+  std::string_view name;
+  std::string_view summary;
+  std::vector<Collective> collectives;  // the collectives this algorithm can build
+  ScheduleMaker make;
+};
+
+// Every schedule-based algorithm, in the order reports list them.
+std::span<const AlgorithmInfo> algorithms();
+std::vector<std::string> algorithm_names();
+// Throws std::invalid_argument listing the valid names.
+const AlgorithmInfo& find_algorithm(std::string_view name);
+bool supports(const AlgorithmInfo& algorithm, Collective collective);
+
+// Validates the arguments (nranks >= 1, root in range, shards in [1, nranks], collective supported)
+// with messages that say how to fix them, then builds the schedule.
+Schedule make_schedule(std::string_view algorithm, Collective collective, int nranks,
+                       const AlgorithmOptions& options = {});
+
+// The algorithm files.
+Schedule parameter_server(Collective collective, int nranks, const AlgorithmOptions& options);
+Schedule ring(Collective collective, int nranks, const AlgorithmOptions& options);
+Schedule interval_paired(Collective collective, int nranks, const AlgorithmOptions& options);
+Schedule halving_doubling(Collective collective, int nranks, const AlgorithmOptions& options);
+Schedule recursive_doubling(Collective collective, int nranks, const AlgorithmOptions& options);
+
+// Helpers shared by the algorithm files.
+int floor_log2(int value);
+int ceil_log2(int value);
+// Explicit (non-circulant) schedule with nranks empty programs.
+Schedule make_explicit(std::string_view algorithm, Collective collective, int nranks, std::int64_t nchunks);
+// Appends `op` to step `step` of `rank`'s program, growing the step list as needed.
+void add_op(Schedule& schedule, int rank, int step, Op op);
+
+// Folds N ranks onto p = the largest power of two <= N (halving_doubling, recursive_doubling):
+// among ranks 0 .. 2*remainder-1 each even rank hands its whole buffer to the odd rank above it
+// and sits out; the p remaining ranks get virtual ranks 0 .. p-1.
+struct PowerOfTwoFold {
+  int active = 1;     // p
+  int remainder = 0;  // N - p
+  static PowerOfTwoFold of(int nranks);
+  // Virtual rank of an active rank; -1 for a rank that folded away.
+  int virtual_rank(int rank) const;
+  int real_rank(int virtual_rank) const;
+  // Step `step`: every folded rank sends `everything` to its partner, which reduces it in.
+  void add_fold(Schedule& schedule, int step, ChunkRange everything) const;
+  // Step `step`: every partner sends the result back to its folded rank.
+  void add_unfold(Schedule& schedule, int step, ChunkRange everything) const;
+};
+
+}  // namespace ringlab

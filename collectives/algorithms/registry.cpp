@@ -1,0 +1,130 @@
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "algorithm.hpp"
+
+namespace ringlab {
+
+namespace {
+constexpr Collective allreduce = Collective::allreduce;
+constexpr Collective reduce_scatter = Collective::reduce_scatter;
+constexpr Collective allgather = Collective::allgather;
+constexpr Collective broadcast = Collective::broadcast;
+}  // namespace
+
+std::span<const AlgorithmInfo> algorithms() {
+  static const std::vector<AlgorithmInfo> table = {
+      {"parameter_server", "central server (--root) or k shards (--shards); k = N is direct RS + AG",
+       {allreduce, reduce_scatter, allgather, broadcast}, &parameter_server},
+      {"ring", "classic ring: reduce-scatter then all-gather, 2(N-1) steps",
+       {allreduce, reduce_scatter, allgather, broadcast}, &ring},
+      {"interval_paired", "HAN et al. 2023 interval-paired ring, circulant form, 2*ceil(log2 N) steps",
+       {allreduce, reduce_scatter, allgather}, &interval_paired},
+      {"halving_doubling", "Rabenseifner: recursive halving RS + doubling AG, fold for non-powers of two",
+       {allreduce}, &halving_doubling},
+      {"recursive_doubling", "recursive doubling on the whole buffer (latency-optimal); binomial broadcast",
+       {allreduce, broadcast}, &recursive_doubling},
+  };
+  return table;
+}
+
+std::vector<std::string> algorithm_names() {
+  std::vector<std::string> names;
+  for (const AlgorithmInfo& info : algorithms()) names.emplace_back(info.name);
+  return names;
+}
+
+const AlgorithmInfo& find_algorithm(std::string_view name) {
+  for (const AlgorithmInfo& info : algorithms())
+    if (info.name == name) return info;
+  throw std::invalid_argument(
+      fmt::format("unknown algorithm '{}'; valid algorithms: {}", name, fmt::join(algorithm_names(), ", ")));
+}
+
+bool supports(const AlgorithmInfo& algorithm, Collective collective) {
+  return std::find(algorithm.collectives.begin(), algorithm.collectives.end(), collective) !=
+         algorithm.collectives.end();
+}
+
+Schedule make_schedule(std::string_view algorithm, Collective collective, int nranks,
+                       const AlgorithmOptions& options) {
+  const AlgorithmInfo& info = find_algorithm(algorithm);
+  if (nranks < 1)
+    throw std::invalid_argument(fmt::format("number of ranks must be at least 1 (got {})", nranks));
+  if (options.root < 0 || options.root >= nranks)
+    throw std::invalid_argument(
+        fmt::format("root {} is outside the {} ranks; pick --root in [0, {}]", options.root, nranks, nranks - 1));
+  if (options.shards < 1 || options.shards > nranks)
+    throw std::invalid_argument(
+        fmt::format("--shards {} must be between 1 and the number of ranks ({})", options.shards, nranks));
+  if (!supports(info, collective)) {
+    std::vector<std::string_view> names;
+    for (Collective supported : info.collectives) names.push_back(name_of(supported));
+    throw std::invalid_argument(fmt::format("algorithm '{}' has no {} schedule; it supports: {}", info.name,
+                                            name_of(collective), fmt::join(names, ", ")));
+  }
+  Schedule schedule = info.make(collective, nranks, options);
+  schedule.algorithm = std::string(info.name);
+  return schedule;
+}
+
+int floor_log2(int value) {
+  int log = 0;
+  while ((2 << log) <= value) ++log;
+  return log;
+}
+
+int ceil_log2(int value) {
+  int log = 0;
+  while ((1 << log) < value) ++log;
+  return log;
+}
+
+Schedule make_explicit(std::string_view algorithm, Collective collective, int nranks, std::int64_t nchunks) {
+  Schedule schedule;
+  schedule.algorithm = std::string(algorithm);
+  schedule.collective = collective;
+  schedule.nranks = nranks;
+  schedule.nchunks = nchunks;
+  schedule.programs.resize(static_cast<std::size_t>(nranks));
+  return schedule;
+}
+
+void add_op(Schedule& schedule, int rank, int step, Op op) {
+  auto& steps = schedule.programs.at(static_cast<std::size_t>(rank)).steps;
+  if (steps.size() <= static_cast<std::size_t>(step)) steps.resize(static_cast<std::size_t>(step) + 1);
+  steps[static_cast<std::size_t>(step)].push_back(op);
+}
+
+PowerOfTwoFold PowerOfTwoFold::of(int nranks) {
+  const int active = 1 << floor_log2(nranks);
+  return {active, nranks - active};
+}
+
+int PowerOfTwoFold::virtual_rank(int rank) const {
+  if (rank < 2 * remainder) return rank % 2 == 1 ? rank / 2 : -1;
+  return rank - remainder;
+}
+
+int PowerOfTwoFold::real_rank(int virtual_id) const {
+  return virtual_id < remainder ? 2 * virtual_id + 1 : virtual_id + remainder;
+}
+
+void PowerOfTwoFold::add_fold(Schedule& schedule, int step, ChunkRange everything) const {
+  for (int rank = 0; rank < 2 * remainder; rank += 2) {
+    add_op(schedule, rank, step, {OpKind::send, rank + 1, everything});
+    add_op(schedule, rank + 1, step, {OpKind::recv_reduce, rank, everything});
+  }
+}
+
+void PowerOfTwoFold::add_unfold(Schedule& schedule, int step, ChunkRange everything) const {
+  for (int rank = 0; rank < 2 * remainder; rank += 2) {
+    add_op(schedule, rank + 1, step, {OpKind::send, rank, everything});
+    add_op(schedule, rank, step, {OpKind::recv, rank + 1, everything});
+  }
+}
+
+}  // namespace ringlab

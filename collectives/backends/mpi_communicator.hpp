@@ -1,0 +1,118 @@
+// The `mpi` backend: one rank per MPI process, point-to-point transfers as MPI_Isend/MPI_Irecv
+// of MPI_BYTE on a private duplicate of MPI_COMM_WORLD, and MPI_Allreduce as the native
+// all-reduce baseline. Waits poll MPI_Test and yield the CPU in between, so that oversubscribed
+// jobs (more ranks than cores) still make progress.
+#pragma once
+
+#include <mpi.h>
+
+#include <array>
+#include <climits>
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "communicator.hpp"
+
+namespace ringlab {
+
+// The MPI library's version string (MPI_Get_library_version), without trailing whitespace.
+std::string mpi_library_version();
+
+// Initialises MPI (MPI_THREAD_FUNNELED) unless it already is, and finalises it on destruction
+// if this object initialised it.
+class MpiEnvironment {
+ public:
+  MpiEnvironment();
+  MpiEnvironment(int& argc, char**& argv);
+  ~MpiEnvironment();
+  MpiEnvironment(const MpiEnvironment&) = delete;
+  MpiEnvironment& operator=(const MpiEnvironment&) = delete;
+
+ private:
+  void init(int* argc, char*** argv);
+  bool owns_ = false;
+};
+
+// A duplicate of a communicator, with MPI_ERRORS_RETURN, freed on destruction.
+class MpiCommHandle {
+ public:
+  explicit MpiCommHandle(MPI_Comm base);
+  ~MpiCommHandle();
+  MpiCommHandle(const MpiCommHandle&) = delete;
+  MpiCommHandle& operator=(const MpiCommHandle&) = delete;
+  MPI_Comm get() const { return comm_; }
+
+ private:
+  MPI_Comm comm_ = MPI_COMM_NULL;
+};
+
+// Sets MPI_ERRORS_RETURN on MPI_COMM_WORLD and restores the previous handler on destruction.
+// Needed because MPICH reports errors of MPI_Test (e.g. MPI_ERR_TRUNCATE when a peer sent more
+// than was posted) through MPI_COMM_WORLD's handler, not the request's communicator's.
+class MpiWorldErrorsReturn {
+ public:
+  MpiWorldErrorsReturn();
+  ~MpiWorldErrorsReturn();
+  MpiWorldErrorsReturn(const MpiWorldErrorsReturn&) = delete;
+  MpiWorldErrorsReturn& operator=(const MpiWorldErrorsReturn&) = delete;
+
+ private:
+  MPI_Errhandler previous_ = MPI_ERRHANDLER_NULL;
+};
+
+// The user-defined MPI_Ops that reduce float16 and bfloat16 (carried as MPI_UINT16_T) with
+// reduce_into(), one per (type, sum/prod/min/max); freed on destruction.
+class MpiHalfPrecisionOps {
+ public:
+  MpiHalfPrecisionOps();
+  ~MpiHalfPrecisionOps();
+  MpiHalfPrecisionOps(const MpiHalfPrecisionOps&) = delete;
+  MpiHalfPrecisionOps& operator=(const MpiHalfPrecisionOps&) = delete;
+  // type is float16 or bfloat16; avg maps to the sum op.
+  MPI_Op get(DataType type, ReduceOp op) const;
+
+ private:
+  void free_all() noexcept;
+  std::array<MPI_Op, 8> ops_;
+};
+
+class MpiCommunicator final : public Communicator {
+ public:
+  // Requires an initialised MPI (see MpiEnvironment). Collective over `base`.
+  explicit MpiCommunicator(MPI_Comm base = MPI_COMM_WORLD);
+
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  std::string_view backend_name() const override { return "mpi"; }
+
+  // Messages are limited to INT_MAX bytes (MPI counts are int): std::invalid_argument beyond.
+  RequestPtr post_send(std::span<const std::byte> data, int peer, int tag) override;
+  RequestPtr post_recv(std::span<std::byte> data, int peer, int tag) override;
+  void barrier(Clock::time_point deadline) override;
+
+  // MPI_Allreduce (MPI_IN_PLACE when send == recv), in pieces when count exceeds the piece size.
+  void native_allreduce(const void* send, void* recv, std::size_t count, DataType type, ReduceOp op) override;
+  bool has_native_allreduce() const override { return true; }
+  std::string native_allreduce_name() const override;
+
+  // Prints the reason to stderr and calls MPI_Abort on MPI_COMM_WORLD; does not return.
+  void abort(std::string_view reason) override;
+
+  // Largest number of elements per MPI_Allreduce call (default INT_MAX / 2); lowered by tests.
+  void set_allreduce_piece_elements(std::size_t elements);
+
+ private:
+  void check_transfer(std::size_t bytes, int peer, int tag, std::string_view operation) const;
+
+  // Destroyed in reverse order: the ops, then the communicator, then the world's handler.
+  MpiWorldErrorsReturn world_errors_;
+  MpiCommHandle comm_;
+  MpiHalfPrecisionOps half_ops_;
+  int rank_ = 0;
+  int size_ = 0;
+  int tag_ub_ = 32767;
+  std::size_t piece_elements_ = INT_MAX / 2;
+};
+
+}  // namespace ringlab

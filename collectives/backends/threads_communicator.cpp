@@ -1,0 +1,308 @@
+#include "threads_communicator.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+#include <deque>
+#include <exception>
+#include <stdexcept>
+#include <thread>
+#include <utility>
+
+namespace ringlab {
+
+namespace {
+
+// One posted send or receive. Owned jointly by its request and, while it is queued or being
+// copied, by the mailbox / the peer that copies; all fields after `bytes` are guarded by the
+// channel mutex.
+struct Post {
+  enum class State { queued, copying, done, failed };
+
+  bool is_send = false;
+  int src = 0;
+  int dst = 0;
+  int tag = 0;
+  const std::byte* send_data = nullptr;
+  std::byte* recv_data = nullptr;
+  std::size_t bytes = 0;
+
+  State state = State::queued;
+  std::string error;  // set when state == failed
+};
+
+using PostPtr = std::shared_ptr<Post>;
+
+}  // namespace
+
+struct ThreadsWorld::Channel {
+  std::mutex mutex;
+  std::condition_variable cv;  // signalled when a post of this channel changes state
+  std::deque<PostPtr> sends;   // at most one of the two queues is non-empty
+  std::deque<PostPtr> recvs;
+};
+
+namespace {
+
+std::string mismatch_message(const Post& send, const Post& recv) {
+  std::string message = fmt::format(
+      "threads backend: rank {} posted a receive of {} bytes (tag {}) from rank {}, but rank {} sent {} bytes (tag {})",
+      recv.dst, recv.bytes, recv.tag, recv.src, send.src, send.bytes, send.tag);
+  if (send.tag != recv.tag) message += "; messages between two ranks must be posted in the same order on both sides";
+  return message;
+}
+
+std::string describe(const Post& post) {
+  return post.is_send ? fmt::format("send of {} bytes to rank {} (tag {})", post.bytes, post.dst, post.tag)
+                      : fmt::format("receive of {} bytes from rank {} (tag {})", post.bytes, post.src, post.tag);
+}
+
+// Pairs `post` with the front of the opposite queue (copying the data, outside the lock) or
+// queues it.
+void submit(ThreadsWorld::Channel& channel, const PostPtr& post) {
+  PostPtr partner;
+  {
+    std::lock_guard lock(channel.mutex);
+    auto& theirs = post->is_send ? channel.recvs : channel.sends;
+    if (theirs.empty()) {
+      (post->is_send ? channel.sends : channel.recvs).push_back(post);
+      return;
+    }
+    partner = std::move(theirs.front());
+    theirs.pop_front();
+    const Post& send = post->is_send ? *post : *partner;
+    const Post& recv = post->is_send ? *partner : *post;
+    if (send.tag != recv.tag || send.bytes != recv.bytes) {
+      post->error = partner->error = mismatch_message(send, recv);
+      post->state = partner->state = Post::State::failed;
+      channel.cv.notify_all();
+      return;
+    }
+    post->state = partner->state = Post::State::copying;
+  }
+  const Post& send = post->is_send ? *post : *partner;
+  const Post& recv = post->is_send ? *partner : *post;
+  if (send.bytes > 0) std::memcpy(recv.recv_data, send.send_data, send.bytes);
+  std::lock_guard lock(channel.mutex);
+  post->state = partner->state = Post::State::done;
+  channel.cv.notify_all();
+}
+
+class ThreadsRequest final : public Request {
+ public:
+  ThreadsRequest(std::shared_ptr<ThreadsWorld> world, ThreadsWorld::Channel& channel, PostPtr post, int rank)
+      : world_(std::move(world)), channel_(channel), post_(std::move(post)), rank_(rank) {}
+
+  ThreadsRequest(const ThreadsRequest&) = delete;
+  ThreadsRequest& operator=(const ThreadsRequest&) = delete;
+
+  // Unqueues a post nobody matched yet, or waits for a copy in progress, so that the caller may
+  // free the buffer afterwards.
+  ~ThreadsRequest() override {
+    std::unique_lock lock(channel_.mutex);
+    if (post_->state == Post::State::queued) {
+      auto& queue = post_->is_send ? channel_.sends : channel_.recvs;
+      const auto it = std::find(queue.begin(), queue.end(), post_);
+      if (it != queue.end()) queue.erase(it);
+    } else {
+      channel_.cv.wait(lock, [&] { return post_->state != Post::State::copying; });
+    }
+  }
+
+  void wait(Clock::time_point deadline, std::string_view what) override {
+    std::unique_lock lock(channel_.mutex);
+    const bool finished = channel_.cv.wait_until(lock, deadline, [&] {
+      return post_->state == Post::State::done || post_->state == Post::State::failed || world_->aborted();
+    });
+    if (!finished) {
+      throw TimeoutError(fmt::format("threads backend: rank {}: {} timed out: {} {}", rank_, what, describe(*post_),
+                                     post_->state == Post::State::queued ? "was never matched by the peer"
+                                                                         : "was still being copied"));
+    }
+    check(what);
+  }
+
+  bool test() override {
+    std::lock_guard lock(channel_.mutex);
+    if (post_->state == Post::State::done) return true;
+    check("test");
+    return false;
+  }
+
+ private:
+  // Called with the lock held: throws for a failed post or an aborted world.
+  void check(std::string_view what) const {
+    if (post_->state == Post::State::done) return;
+    if (post_->state == Post::State::failed) throw CommunicationError(post_->error);
+    if (world_->aborted()) {
+      throw CommunicationError(fmt::format("threads backend: rank {}: {} interrupted ({}): the job was aborted: {}",
+                                           rank_, what, describe(*post_), world_->abort_reason()));
+    }
+  }
+
+  std::shared_ptr<ThreadsWorld> world_;  // keeps the channel alive
+  ThreadsWorld::Channel& channel_;
+  PostPtr post_;
+  int rank_;
+};
+
+std::string describe(const std::exception_ptr& error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const std::exception& e) {
+    return e.what();
+  } catch (...) {
+    return "an exception not derived from std::exception";
+  }
+}
+
+}  // namespace
+
+ThreadsWorld::ThreadsWorld(int nranks) : nranks_(nranks) {
+  if (nranks < 1) throw std::invalid_argument(fmt::format("threads backend: need at least 1 rank, got {}", nranks));
+  channels_.reserve(static_cast<std::size_t>(nranks) * static_cast<std::size_t>(nranks));
+  for (int i = 0; i < nranks * nranks; ++i) channels_.push_back(std::make_unique<Channel>());
+}
+
+ThreadsWorld::~ThreadsWorld() = default;
+
+ThreadsWorld::Channel& ThreadsWorld::channel(int src, int dst) {
+  return *channels_[static_cast<std::size_t>(src) * static_cast<std::size_t>(nranks_) + dst];
+}
+
+void ThreadsWorld::abort(std::string_view reason) {
+  {
+    std::lock_guard lock(abort_mutex_);
+    if (aborted_.load(std::memory_order_relaxed)) return;
+    abort_reason_ = reason;
+    aborted_.store(true, std::memory_order_release);
+  }
+  // Taking each mutex before notifying means no waiter can miss the flag between its check and
+  // its sleep.
+  for (auto& channel : channels_) {
+    std::lock_guard lock(channel->mutex);
+    channel->cv.notify_all();
+  }
+  std::lock_guard lock(barrier_mutex_);
+  barrier_cv_.notify_all();
+}
+
+std::string ThreadsWorld::abort_reason() const {
+  std::lock_guard lock(abort_mutex_);
+  return abort_reason_;
+}
+
+void ThreadsWorld::barrier(int rank, Clock::time_point deadline) {
+  std::unique_lock lock(barrier_mutex_);
+  const std::uint64_t generation = barrier_generation_;
+  if (!aborted() && ++barrier_arrived_ == nranks_) {
+    barrier_arrived_ = 0;
+    ++barrier_generation_;
+    barrier_cv_.notify_all();
+    return;
+  }
+  if (!aborted()) {
+    barrier_cv_.wait_until(lock, deadline, [&] { return barrier_generation_ != generation || aborted(); });
+    if (barrier_generation_ != generation) return;
+    --barrier_arrived_;  // leave, so that the barrier stays consistent for the others
+  }
+  if (aborted()) {
+    throw CommunicationError(
+        fmt::format("threads backend: rank {}: barrier interrupted: the job was aborted: {}", rank, abort_reason()));
+  }
+  throw TimeoutError(fmt::format("threads backend: rank {}: barrier timed out: only {} of {} ranks arrived", rank,
+                                 barrier_arrived_ + 1, nranks_));
+}
+
+ThreadsCommunicator::ThreadsCommunicator(std::shared_ptr<ThreadsWorld> world, int rank)
+    : world_(std::move(world)), rank_(rank) {
+  if (!world_) throw std::invalid_argument("threads backend: communicator needs a world");
+  if (rank < 0 || rank >= world_->size()) {
+    throw std::invalid_argument(
+        fmt::format("threads backend: rank {} is out of range for a world of {} ranks", rank, world_->size()));
+  }
+}
+
+void ThreadsCommunicator::check_peer(int peer, std::string_view operation) const {
+  if (peer < 0 || peer >= size()) {
+    throw std::invalid_argument(fmt::format("threads backend: rank {}: {} to/from peer {}, which is outside 0..{}",
+                                            rank_, operation, peer, size() - 1));
+  }
+  if (peer == rank_) {
+    throw std::invalid_argument(
+        fmt::format("threads backend: rank {}: {} with itself as the peer is not supported", rank_, operation));
+  }
+  if (world_->aborted()) {
+    throw CommunicationError(fmt::format("threads backend: rank {}: {} after the job was aborted: {}", rank_,
+                                         operation, world_->abort_reason()));
+  }
+}
+
+RequestPtr ThreadsCommunicator::post_send(std::span<const std::byte> data, int peer, int tag) {
+  check_peer(peer, "post_send");
+  auto post = std::make_shared<Post>();
+  post->is_send = true;
+  post->src = rank_;
+  post->dst = peer;
+  post->tag = tag;
+  post->send_data = data.data();
+  post->bytes = data.size();
+  ThreadsWorld::Channel& channel = world_->channel(rank_, peer);
+  auto request = std::make_unique<ThreadsRequest>(world_, channel, post, rank_);
+  submit(channel, post);
+  return request;
+}
+
+RequestPtr ThreadsCommunicator::post_recv(std::span<std::byte> data, int peer, int tag) {
+  check_peer(peer, "post_recv");
+  auto post = std::make_shared<Post>();
+  post->src = peer;
+  post->dst = rank_;
+  post->tag = tag;
+  post->recv_data = data.data();
+  post->bytes = data.size();
+  ThreadsWorld::Channel& channel = world_->channel(peer, rank_);
+  auto request = std::make_unique<ThreadsRequest>(world_, channel, post, rank_);
+  submit(channel, post);
+  return request;
+}
+
+void ThreadsCommunicator::barrier(Clock::time_point deadline) { world_->barrier(rank_, deadline); }
+
+void ThreadsCommunicator::abort(std::string_view reason) {
+  world_->abort(fmt::format("rank {} aborted: {}", rank_, reason));
+}
+
+void run_threads(int nranks, const std::function<void(Communicator&)>& body) {
+  auto world = std::make_shared<ThreadsWorld>(nranks);
+  std::mutex error_mutex;
+  std::exception_ptr first_error;
+  const auto run_rank = [&](int rank) {
+    try {
+      ThreadsCommunicator communicator(world, rank);
+      body(communicator);
+    } catch (...) {
+      const std::exception_ptr error = std::current_exception();
+      {
+        std::lock_guard lock(error_mutex);
+        if (!first_error) first_error = error;
+      }
+      world->abort(fmt::format("rank {} failed: {}", rank, describe(error)));
+    }
+  };
+
+  std::vector<std::thread> threads;
+  threads.reserve(static_cast<std::size_t>(nranks));
+  try {
+    for (int rank = 0; rank < nranks; ++rank) threads.emplace_back(run_rank, rank);
+  } catch (...) {
+    world->abort("could not start a thread for every rank");
+    for (auto& thread : threads) thread.join();
+    throw;
+  }
+  for (auto& thread : threads) thread.join();
+  if (first_error) std::rethrow_exception(first_error);
+}
+
+}  // namespace ringlab

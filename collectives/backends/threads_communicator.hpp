@@ -1,0 +1,86 @@
+// The `threads` backend: N ranks as threads of one process sharing memory.
+//
+// Every ordered pair (src, dst) has a mailbox: a mutex, a condition variable and FIFO queues of
+// pending sends and pending receives. A post either pairs with the front of the opposite queue
+// and copies straight from the send buffer into the receive buffer (rendezvous, no staging copy),
+// or waits in its own queue for the peer. Matching is strictly in posting order per pair: the
+// i-th send from a to b meets the i-th receive at b from a, and a tag or size disagreement
+// between them fails both requests with CommunicationError instead of hanging.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "communicator.hpp"
+
+namespace ringlab {
+
+// State shared by the N communicators of one threads job: mailboxes, barrier and abort flag.
+class ThreadsWorld {
+ public:
+  struct Channel;  // one (src, dst) mailbox, defined in the .cpp
+
+  explicit ThreadsWorld(int nranks);  // throws std::invalid_argument unless nranks >= 1
+  ~ThreadsWorld();
+  ThreadsWorld(const ThreadsWorld&) = delete;
+  ThreadsWorld& operator=(const ThreadsWorld&) = delete;
+
+  int size() const { return nranks_; }
+  Channel& channel(int src, int dst);
+
+  // Sets the abort flag (the first reason is kept) and wakes every waiter, which then throws
+  // CommunicationError.
+  void abort(std::string_view reason);
+  bool aborted() const { return aborted_.load(std::memory_order_acquire); }
+  std::string abort_reason() const;
+
+  void barrier(int rank, Clock::time_point deadline);
+
+ private:
+  int nranks_;
+  std::vector<std::unique_ptr<Channel>> channels_;  // nranks * nranks, index src * nranks + dst
+
+  mutable std::mutex abort_mutex_;
+  std::atomic<bool> aborted_{false};
+  std::string abort_reason_;
+
+  std::mutex barrier_mutex_;
+  std::condition_variable barrier_cv_;
+  int barrier_arrived_ = 0;
+  std::uint64_t barrier_generation_ = 0;
+};
+
+class ThreadsCommunicator final : public Communicator {
+ public:
+  ThreadsCommunicator(std::shared_ptr<ThreadsWorld> world, int rank);
+
+  int rank() const override { return rank_; }
+  int size() const override { return world_->size(); }
+  std::string_view backend_name() const override { return "threads"; }
+
+  RequestPtr post_send(std::span<const std::byte> data, int peer, int tag) override;
+  RequestPtr post_recv(std::span<std::byte> data, int peer, int tag) override;
+  void barrier(Clock::time_point deadline) override;
+  bool has_native_allreduce() const override { return false; }
+  void abort(std::string_view reason) override;
+
+ private:
+  void check_peer(int peer, std::string_view operation) const;
+
+  std::shared_ptr<ThreadsWorld> world_;
+  int rank_;
+};
+
+// Runs body(communicator) on `nranks` threads, one per rank, and joins them all. When a rank
+// throws, the world is aborted at once (the other ranks' waits throw CommunicationError), and
+// after every thread has been joined the first exception thrown is rethrown.
+void run_threads(int nranks, const std::function<void(Communicator&)>& body);
+
+}  // namespace ringlab

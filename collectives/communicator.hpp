@@ -1,0 +1,67 @@
+// Communicator: one per rank. The executor only needs non-blocking point-to-point transfers of
+// bytes with a tag, a wait with a deadline, and a barrier; backends (threads, MPI, later NCCL
+// and CUDA peer) implement these. Matching: messages between one (sender, receiver) pair with
+// the same tag match in posting order, as in MPI.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "datatype.hpp"
+
+namespace ringlab {
+
+using Clock = std::chrono::steady_clock;
+
+// Thrown when a wait passes its deadline; the message names rank, operation, peer and tag.
+class TimeoutError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Thrown when ranks disagree (sizes, tags, configuration) or a peer aborted the job.
+class CommunicationError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A posted transfer. Destroying an incomplete request cancels it (or waits for an in-flight copy)
+// so the buffer may be freed afterwards.
+class Request {
+ public:
+  virtual ~Request() = default;
+  // Blocks until the transfer completed; throws TimeoutError after `deadline`, CommunicationError
+  // on a mismatch. `what` describes the operation for the error message.
+  virtual void wait(Clock::time_point deadline, std::string_view what) = 0;
+  // Non-blocking completion check.
+  virtual bool test() = 0;
+};
+using RequestPtr = std::unique_ptr<Request>;
+
+class Communicator {
+ public:
+  virtual ~Communicator() = default;
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  virtual std::string_view backend_name() const = 0;
+
+  virtual RequestPtr post_send(std::span<const std::byte> data, int peer, int tag) = 0;
+  virtual RequestPtr post_recv(std::span<std::byte> data, int peer, int tag) = 0;
+  virtual void barrier(Clock::time_point deadline) = 0;
+
+  // The backend's own all-reduce (MPI_Allreduce for `mpi`), the `*-native` baseline.
+  // The default throws: not every backend has one.
+  virtual void native_allreduce(const void* send, void* recv, std::size_t count, DataType type, ReduceOp op);
+  virtual bool has_native_allreduce() const { return false; }
+  virtual std::string native_allreduce_name() const { return {}; }
+
+  // Ends every rank of the job (MPI_Abort, or an abort flag all threads observe).
+  virtual void abort(std::string_view reason) = 0;
+};
+
+}  // namespace ringlab

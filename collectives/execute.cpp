@@ -1,0 +1,275 @@
+#include "execute.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <climits>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+
+#include "reduce.hpp"
+#include "verify.hpp"
+
+namespace ringlab {
+
+namespace {
+
+// Tags: a step's messages carry the step index; the consistency check uses tags above them.
+constexpr int step_tag_limit = 30000;
+constexpr int agree_tag_description = 32000;
+constexpr int agree_tag_reply = 32001;
+constexpr int agree_tag_verdict = 32002;
+constexpr std::size_t agree_message_bytes = 1024;
+// Without segmentation a transfer is still cut below MPI's int count limit.
+constexpr std::int64_t max_piece_bytes = std::int64_t{1} << 30;
+
+struct Piece {
+  std::int64_t first = 0;  // element offset
+  std::int64_t count = 0;  // elements
+  bool overlaps(const Piece& other) const {
+    return first < other.first + other.count && other.first < first + count;
+  }
+};
+
+void append_pieces(std::vector<Piece>& pieces, ChunkRange chunks, std::int64_t count, std::int64_t nchunks,
+                   std::int64_t piece_elements) {
+  for (const ElementRange& range : element_ranges(chunks, count, nchunks))
+    for (std::int64_t first = range.first; first < range.last; first += piece_elements)
+      pieces.push_back({first, std::min(piece_elements, range.last - first)});
+}
+
+struct Transfer {
+  Piece piece;
+  OpKind kind = OpKind::send;
+  int peer = 0;
+  std::int64_t scratch_offset = -1;  // bytes into scratch, -1 when received in place
+  RequestPtr request;
+};
+
+std::array<char, agree_message_bytes> pack(std::string_view text) {
+  std::array<char, agree_message_bytes> buffer{};
+  std::memcpy(buffer.data(), text.data(), std::min(text.size(), agree_message_bytes - 1));
+  return buffer;
+}
+
+std::string unpack(const std::array<char, agree_message_bytes>& buffer) {
+  return std::string(buffer.data(), strnlen(buffer.data(), buffer.size()));
+}
+
+std::span<std::byte> bytes_of(std::array<char, agree_message_bytes>& buffer) {
+  return std::as_writable_bytes(std::span(buffer));
+}
+
+void check_own_program(const RankPlan& plan) {
+  for (std::size_t step = 0; step < plan.program.steps.size(); ++step) {
+    for (const Op& op : plan.program.steps[step]) {
+      const ChunkRange range = op.chunks;
+      if (op.peer < 0 || op.peer >= plan.nranks || op.peer == plan.rank ||
+          range.begin < 0 || range.begin >= plan.nchunks || range.end <= range.begin ||
+          range.end > range.begin + plan.nchunks)
+        throw std::invalid_argument(fmt::format(
+            "{} {}: rank {}, step {}: malformed {} (peer {}, chunks [{}, {})) for {} ranks and {} chunks",
+            plan.algorithm, name_of(plan.collective), plan.rank, step, name_of(op.kind), op.peer, range.begin,
+            range.end, plan.nranks, plan.nchunks));
+    }
+  }
+}
+
+}  // namespace
+
+RankPlan plan_for_rank(const Schedule& schedule, int rank) {
+  if (const auto problems = check_structure(schedule); !problems.empty()) {
+    std::string message = fmt::format("schedule '{}' cannot be executed:", schedule.algorithm);
+    for (const std::string& problem : problems) message += "\n  " + problem;
+    throw std::invalid_argument(message);
+  }
+  RankPlan plan{schedule.algorithm, schedule.collective, schedule.nranks, rank, schedule.root, schedule.nchunks,
+                schedule.program(rank)};
+  check_own_program(plan);
+  return plan;
+}
+
+std::size_t checked_byte_count(std::int64_t count, DataType type) {
+  if (count < 0) throw std::invalid_argument(fmt::format("element count must not be negative (got {})", count));
+  const auto element = static_cast<std::int64_t>(element_size(type));
+  if (count > std::numeric_limits<std::int64_t>::max() / element)
+    throw std::invalid_argument(fmt::format("count {} of {} elements overflows the buffer size in bytes; use a "
+                                            "smaller count",
+                                            count, name_of(type)));
+  return static_cast<std::size_t>(count * element);
+}
+
+void check_ranks_agree(Communicator& comm, std::string_view description, std::chrono::milliseconds timeout) {
+  const int nranks = comm.size();
+  if (nranks == 1) return;
+  auto deadline = [&] { return Clock::now() + timeout; };
+  std::string verdict;
+  if (comm.rank() == 0) {
+    auto reference = pack(description);
+    std::vector<RequestPtr> sends;
+    for (int peer = 1; peer < nranks; ++peer)
+      sends.push_back(comm.post_send(bytes_of(reference), peer, agree_tag_description));
+    std::vector<std::array<char, agree_message_bytes>> replies(static_cast<std::size_t>(nranks));
+    for (int peer = 1; peer < nranks; ++peer) {
+      comm.post_recv(bytes_of(replies[static_cast<std::size_t>(peer)]), peer, agree_tag_reply)
+          ->wait(deadline(), "configuration check (reply)");
+      const std::string theirs = unpack(replies[static_cast<std::size_t>(peer)]);
+      if (verdict.empty() && theirs != unpack(reference))
+        verdict = fmt::format("ranks disagree on the collective call: rank 0 has [{}] but rank {} has [{}]",
+                              unpack(reference), peer, theirs);
+    }
+    for (auto& send : sends) send->wait(deadline(), "configuration check (description)");
+    auto verdict_buffer = pack(verdict);
+    std::vector<RequestPtr> verdicts;
+    for (int peer = 1; peer < nranks; ++peer)
+      verdicts.push_back(comm.post_send(bytes_of(verdict_buffer), peer, agree_tag_verdict));
+    for (auto& send : verdicts) send->wait(deadline(), "configuration check (verdict)");
+  } else {
+    std::array<char, agree_message_bytes> reference{};
+    comm.post_recv(bytes_of(reference), 0, agree_tag_description)->wait(deadline(), "configuration check (description)");
+    auto mine = pack(description);
+    comm.post_send(bytes_of(mine), 0, agree_tag_reply)->wait(deadline(), "configuration check (reply)");
+    std::array<char, agree_message_bytes> verdict_buffer{};
+    comm.post_recv(bytes_of(verdict_buffer), 0, agree_tag_verdict)->wait(deadline(), "configuration check (verdict)");
+    verdict = unpack(verdict_buffer);
+  }
+  if (!verdict.empty()) throw CommunicationError(verdict);
+}
+
+void Executor::run(const RankPlan& plan, Communicator& comm, const void* send, void* recv, std::int64_t count,
+                   DataType type, ReduceOp op, const ExecuteOptions& options) {
+  const std::size_t total_bytes = checked_byte_count(count, type);
+  if (plan.nranks != comm.size() || plan.rank != comm.rank())
+    throw std::invalid_argument(fmt::format("schedule '{}' is for rank {} of {} but the {} communicator is rank {} of {}",
+                                            plan.algorithm, plan.rank, plan.nranks, comm.backend_name(), comm.rank(),
+                                            comm.size()));
+  if (total_bytes > 0 && (send == nullptr || recv == nullptr))
+    throw std::invalid_argument("executor: null buffer with a non-zero count");
+  if (options.check_consistency)
+    check_ranks_agree(comm,
+                      fmt::format("algorithm={} collective={} ranks={} count={} type={} op={} segment_bytes={}",
+                                  plan.algorithm, name_of(plan.collective), plan.nranks, count, name_of(type),
+                                  name_of(op), options.segment_bytes),
+                      options.timeout);
+  auto* buffer = static_cast<std::byte*>(recv);
+  if (send != recv && total_bytes > 0) std::memcpy(buffer, send, total_bytes);
+
+  const std::size_t element = element_size(type);
+  const std::int64_t piece_limit_bytes =
+      options.segment_bytes == 0 ? max_piece_bytes
+                                 : std::min<std::int64_t>(static_cast<std::int64_t>(options.segment_bytes), max_piece_bytes);
+  const std::int64_t piece_elements = std::max<std::int64_t>(1, piece_limit_bytes / static_cast<std::int64_t>(element));
+  auto bytes = [element](std::int64_t elements) { return static_cast<std::size_t>(elements) * element; };
+
+  std::vector<Transfer> sends;
+  std::vector<Transfer> receives;
+  std::vector<Piece> pieces;
+  for (std::size_t step = 0; step < plan.program.steps.size(); ++step) {
+    const int tag = static_cast<int>(step % step_tag_limit);
+    sends.clear();
+    receives.clear();
+    std::int64_t scratch_bytes = 0;
+    for (const Op& operation : plan.program.steps[step]) {
+      pieces.clear();
+      append_pieces(pieces, operation.chunks, count, plan.nchunks, piece_elements);
+      for (const Piece& piece : pieces) {
+        Transfer transfer{piece, operation.kind, operation.peer, -1, nullptr};
+        (operation.kind == OpKind::send ? sends : receives).push_back(std::move(transfer));
+      }
+    }
+    // Receives land in scratch unless they overwrite a chunk no send of this step reads.
+    for (Transfer& receive : receives) {
+      const bool in_place = receive.kind == OpKind::recv &&
+                            std::none_of(sends.begin(), sends.end(),
+                                         [&](const Transfer& s) { return s.piece.overlaps(receive.piece); });
+      if (!in_place) {
+        receive.scratch_offset = scratch_bytes;
+        scratch_bytes += static_cast<std::int64_t>(bytes(receive.piece.count));
+      }
+    }
+    if (scratch_.size() < static_cast<std::size_t>(scratch_bytes)) scratch_.resize(static_cast<std::size_t>(scratch_bytes));
+    for (Transfer& receive : receives) {
+      std::byte* target = receive.scratch_offset >= 0 ? scratch_.data() + receive.scratch_offset
+                                                       : buffer + bytes(receive.piece.first);
+      receive.request = comm.post_recv({target, bytes(receive.piece.count)}, receive.peer, tag);
+    }
+    for (Transfer& transfer : sends)
+      transfer.request =
+          comm.post_send({buffer + bytes(transfer.piece.first), bytes(transfer.piece.count)}, transfer.peer, tag);
+    for (Transfer& receive : receives) {
+      receive.request->wait(Clock::now() + options.timeout, name_of(receive.kind));
+      if (receive.scratch_offset < 0) continue;
+      // The chunk may be combined only once this step's sends of it have completed.
+      for (Transfer& transfer : sends)
+        if (transfer.request && transfer.piece.overlaps(receive.piece)) {
+          transfer.request->wait(Clock::now() + options.timeout, "send");
+          transfer.request.reset();
+        }
+      std::byte* target = buffer + bytes(receive.piece.first);
+      const std::byte* incoming = scratch_.data() + receive.scratch_offset;
+      if (receive.kind == OpKind::recv_reduce)
+        reduce_into(target, incoming, static_cast<std::size_t>(receive.piece.count), type, op);
+      else
+        std::memcpy(target, incoming, bytes(receive.piece.count));
+    }
+    for (Transfer& transfer : sends)
+      if (transfer.request) transfer.request->wait(Clock::now() + options.timeout, "send");
+  }
+
+  if (op == ReduceOp::avg && (plan.collective == Collective::allreduce || plan.collective == Collective::reduce_scatter)) {
+    ElementRange result{0, count};
+    if (plan.collective == Collective::reduce_scatter) {
+      const ChunkRange block = block_of(plan.rank, plan.nranks, plan.nchunks);
+      result = {chunk_start(block.begin, count, plan.nchunks), chunk_start(block.end, count, plan.nchunks)};
+    }
+    divide_elements(buffer + bytes(result.first), static_cast<std::size_t>(result.size()), type, plan.nranks);
+  }
+}
+
+std::vector<std::string> allreduce_implementations() {
+  std::vector<std::string> names;
+  for (const AlgorithmInfo& info : algorithms())
+    if (supports(info, Collective::allreduce)) names.emplace_back(info.name);
+  names.emplace_back(mpi_native);
+  return names;
+}
+
+PreparedCollective::PreparedCollective(std::string_view algorithm, Collective collective,
+                                       const AlgorithmOptions& options, int nranks, int rank)
+    : algorithm_(algorithm), native_(algorithm == mpi_native) {
+  if (native_) {
+    if (collective != Collective::allreduce)
+      throw std::invalid_argument(fmt::format("'{}' only provides allreduce, not {}", mpi_native, name_of(collective)));
+    plan_.algorithm = algorithm_;
+    plan_.nranks = nranks;
+    plan_.rank = rank;
+    return;
+  }
+  const Schedule schedule = make_schedule(algorithm, collective, nranks, options);
+  plan_ = RankPlan{schedule.algorithm, schedule.collective, schedule.nranks, rank, schedule.root, schedule.nchunks,
+                   schedule.program(rank)};
+  check_own_program(plan_);
+}
+
+void PreparedCollective::run(Communicator& comm, const void* send, void* recv, std::int64_t count, DataType type,
+                             ReduceOp op, const ExecuteOptions& options) {
+  if (!native_) {
+    executor_.run(plan_, comm, send, recv, count, type, op, options);
+    return;
+  }
+  if (!comm.has_native_allreduce())
+    throw std::invalid_argument(
+        fmt::format("'{}' needs the mpi backend; the {} backend has no native all-reduce", mpi_native, comm.backend_name()));
+  const std::size_t total_bytes = checked_byte_count(count, type);
+  if (options.check_consistency)
+    check_ranks_agree(comm,
+                      fmt::format("algorithm={} collective=allreduce ranks={} count={} type={} op={}", algorithm_,
+                                  comm.size(), count, name_of(type), name_of(op)),
+                      options.timeout);
+  if (total_bytes == 0) return;
+  comm.native_allreduce(send, recv, static_cast<std::size_t>(count), type, op);
+}
+
+}  // namespace ringlab

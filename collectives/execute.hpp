@@ -1,0 +1,90 @@
+// The generic executor: runs one rank's part of any schedule on any Communicator, and the
+// PreparedCollective that puts schedule-based algorithms and native baselines behind one call.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "algorithms/algorithm.hpp"
+#include "communicator.hpp"
+#include "datatype.hpp"
+#include "schedule.hpp"
+
+namespace ringlab {
+
+struct ExecuteOptions {
+  // Transfers are cut into segments of at most this many bytes so that reducing one segment
+  // overlaps receiving the next; 0 sends each op's chunks whole.
+  std::size_t segment_bytes = std::size_t{1} << 20;
+  // Every wait gives up after this long with a message naming rank, operation, peer and step.
+  std::chrono::milliseconds timeout{std::chrono::minutes(5)};
+  // Before running, ranks compare algorithm, collective, count, type, op and segment size and
+  // fail together, naming both values, when they differ.
+  bool check_consistency = true;
+};
+
+// One rank's view of a schedule.
+struct RankPlan {
+  std::string algorithm;
+  Collective collective = Collective::allreduce;
+  int nranks = 1;
+  int rank = 0;
+  int root = 0;
+  std::int64_t nchunks = 1;
+  RankProgram program;
+};
+
+// Checks the schedule (structure and matching; throws std::invalid_argument with the reasons in
+// words) and extracts `rank`'s program.
+RankPlan plan_for_rank(const Schedule& schedule, int rank);
+
+// Throws std::invalid_argument when count is negative or count * element size overflows.
+std::size_t checked_byte_count(std::int64_t count, DataType type);
+
+// Makes every rank agree on `description` (rank 0's is the reference); throws CommunicationError
+// on every rank, naming the first differing rank and both descriptions, when they differ.
+void check_ranks_agree(Communicator& comm, std::string_view description, std::chrono::milliseconds timeout);
+
+// Scratch space reused across calls.
+class Executor {
+ public:
+  // Runs plan.program on comm. `send` holds the input (may equal `recv` for in-place); the
+  // result lands in `recv`. For reduce_scatter rank r's result is its block of `recv`; for
+  // all-gather the input is the rank's own block of `send` (the whole buffer is copied);
+  // broadcast takes the root's buffer.
+  void run(const RankPlan& plan, Communicator& comm, const void* send, void* recv, std::int64_t count,
+           DataType type, ReduceOp op, const ExecuteOptions& options);
+
+ private:
+  std::vector<std::byte> scratch_;
+};
+
+// The name of the native baseline (MPI_Allreduce through the mpi backend).
+inline constexpr std::string_view mpi_native = "mpi-native";
+
+// Every all-reduce the suite can run, schedule-based first, then the native baseline.
+std::vector<std::string> allreduce_implementations();
+
+// One interface for every implementation: built once per (algorithm, collective, ranks), run many times.
+class PreparedCollective {
+ public:
+  PreparedCollective(std::string_view algorithm, Collective collective, const AlgorithmOptions& options,
+                     int nranks, int rank);
+  void run(Communicator& comm, const void* send, void* recv, std::int64_t count, DataType type, ReduceOp op,
+           const ExecuteOptions& options);
+  const std::string& algorithm() const { return algorithm_; }
+  bool is_native() const { return native_; }
+  const RankPlan& plan() const { return plan_; }
+
+ private:
+  std::string algorithm_;
+  bool native_ = false;
+  RankPlan plan_;
+  Executor executor_;
+};
+
+}  // namespace ringlab

@@ -1,0 +1,52 @@
+// The verifier: a symbolic proof that a schedule computes its collective, plus the figures the
+// schedule implies (steps, bytes sent per rank, alpha-beta-gamma critical path).
+//
+// Each chunk of each rank carries the set of ranks whose input it contains (a bitset); an empty
+// set means "no defined value". A send reads the start-of-step set, a recv overwrites, a
+// recv_reduce unions and fails when the two sets overlap (a contribution counted twice) or one is
+// empty (undefined data reduced). At the end every rank must hold what the collective promises.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "schedule.hpp"
+
+namespace ringlab {
+
+// Structural problems (ranks, peers, chunk ranges, plain receives writing one chunk twice in a
+// step) and unmatched sends/receives, in words. Empty when the schedule is well formed.
+std::vector<std::string> check_structure(const Schedule& schedule);
+
+struct VerifyResult {
+  std::vector<std::string> errors;        // first violations, in words
+  std::int64_t error_count = 0;           // all violations (errors may be truncated)
+  int steps = 0;
+  std::vector<std::int64_t> chunks_sent;  // per rank
+  double max_sent_fraction = 0.0;         // max over ranks of bytes sent / message bytes
+  bool ok() const { return error_count == 0; }
+};
+
+VerifyResult verify(const Schedule& schedule);
+
+// Per-port contention-free model: a message's transfer takes alpha + beta * max(bytes the sender
+// sends in that step, bytes the receiver receives in that step) and starts when both ends have
+// finished the previous step; a rank's step ends when its transfers have ended plus gamma times
+// the bytes it reduces. The result is the latest rank's finish, as coefficients of the critical path.
+struct CostModel {
+  double alpha_seconds = 0.0;
+  double beta_seconds_per_byte = 0.0;
+  double gamma_seconds_per_byte = 0.0;
+};
+
+struct CriticalPath {
+  double seconds = 0.0;
+  double latency_terms = 0.0;  // number of alphas on the path
+  double beta_bytes = 0.0;     // bytes charged at beta
+  double gamma_bytes = 0.0;    // bytes charged at gamma
+};
+
+CriticalPath critical_path(const Schedule& schedule, const CostModel& model, double message_bytes);
+
+}  // namespace ringlab

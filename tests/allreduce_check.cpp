@@ -1,0 +1,70 @@
+#include "allreduce_check.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "execute.hpp"
+#include "test_data.hpp"
+
+namespace ringlab::testing {
+
+namespace {
+constexpr std::size_t guard_bytes = 64;
+constexpr std::byte guard_value{0xA5};
+
+std::int64_t damaged_guard(const std::vector<std::byte>& buffer, std::size_t payload) {
+  return std::count_if(buffer.begin() + static_cast<std::ptrdiff_t>(payload), buffer.end(),
+                       [](std::byte b) { return b != guard_value; });
+}
+}  // namespace
+
+std::vector<Implementation> implementations(int nranks, bool with_native) {
+  std::vector<Implementation> list = {
+      {"parameter_server", {0, 1}, "parameter_server"},
+      {"parameter_server", {nranks - 1, nranks}, "parameter_server_sharded"},
+      {"ring", {}, "ring"},
+      {"interval_paired", {}, "interval_paired"},
+      {"halving_doubling", {}, "halving_doubling"},
+      {"recursive_doubling", {}, "recursive_doubling"},
+  };
+  if (with_native) list.push_back({std::string(mpi_native), {}, "mpi_native"});
+  return list;
+}
+
+std::vector<std::int64_t> test_counts(int nranks) {
+  std::vector<std::int64_t> counts = {0, 1, nranks - 1, nranks, nranks + 1, 1009, (std::int64_t{1} << 20) + 3};
+  std::sort(counts.begin(), counts.end());
+  counts.erase(std::unique(counts.begin(), counts.end()), counts.end());
+  return counts;
+}
+
+CaseResult run_allreduce_case(Communicator& comm, const Implementation& implementation, DataType type, ReduceOp op,
+                              std::int64_t count, bool in_place, std::size_t segment_bytes) {
+  const std::size_t bytes = checked_byte_count(count, type);
+  std::vector<std::byte> input(bytes + guard_bytes, guard_value);
+  std::vector<std::byte> output(bytes + guard_bytes, guard_value);
+  std::vector<std::byte> expected(bytes + 1);
+  fill_input(input.data(), count, type, op, comm.rank(), comm.size());
+  fill_expected_allreduce(expected.data(), count, type, op, comm.size());
+  PreparedCollective prepared(implementation.name, Collective::allreduce, implementation.options, comm.size(),
+                              comm.rank());
+  ExecuteOptions options;
+  options.segment_bytes = segment_bytes;
+  options.timeout = std::chrono::seconds(120);
+  std::byte* result = in_place ? input.data() : output.data();
+  prepared.run(comm, input.data(), result, count, type, op, options);
+  CaseResult outcome;
+  outcome.wrong = count_mismatches(result, expected.data(), count, type);
+  outcome.guard_damaged = damaged_guard(input, bytes) + damaged_guard(output, bytes);
+  if (!in_place) {
+    // Out-of-place must leave the input untouched.
+    std::vector<std::byte> original(bytes + 1);
+    fill_input(original.data(), count, type, op, comm.rank(), comm.size());
+    if (bytes > 0 && std::memcmp(original.data(), input.data(), bytes) != 0) outcome.wrong += 1;
+  }
+  return outcome;
+}
+
+}  // namespace ringlab::testing

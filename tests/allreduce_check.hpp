@@ -1,0 +1,37 @@
+// One checked all-reduce call, shared by the threads and MPI test suites.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "algorithms/algorithm.hpp"
+#include "communicator.hpp"
+#include "datatype.hpp"
+
+namespace ringlab::testing {
+
+// An implementation under test: an algorithm name plus its options.
+struct Implementation {
+  std::string name;
+  AlgorithmOptions options;
+  std::string label;  // unique, usable in a test name
+};
+
+// parameter_server (central and k = N), ring, interval_paired, halving_doubling,
+// recursive_doubling; plus mpi-native when `with_native`.
+std::vector<Implementation> implementations(int nranks, bool with_native);
+
+// {0, 1, N-1, N, N+1, 1009 (a prime), 2^20 + 3}, without duplicates.
+std::vector<std::int64_t> test_counts(int nranks);
+
+struct CaseResult {
+  std::int64_t wrong = 0;          // elements whose bits differ from the expected result
+  std::int64_t guard_damaged = 0;  // bytes written past the end of the buffers
+};
+
+// Runs implementation x type x op x count x placement on `comm` and checks the result on this rank.
+CaseResult run_allreduce_case(Communicator& comm, const Implementation& implementation, DataType type, ReduceOp op,
+                              std::int64_t count, bool in_place, std::size_t segment_bytes);
+
+}  // namespace ringlab::testing

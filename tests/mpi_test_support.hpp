@@ -1,0 +1,8 @@
+// The MPI test binary's shared communicator (created in mpi_test_main.cpp after MPI_Init).
+#pragma once
+
+#include "backends/mpi_communicator.hpp"
+
+namespace ringlab::testing {
+MpiCommunicator& world_communicator();
+}  // namespace ringlab::testing

@@ -1,0 +1,187 @@
+// The verifier proves every algorithm x collective for N = 1..64 and N in {96, 128, 255, 256}, and
+// the figures it derives from each schedule (steps, bytes sent per rank, alpha-beta-gamma critical
+// path) equal the closed forms of docs/algorithms.md.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "algorithms/algorithm.hpp"
+#include "schedule_io.hpp"
+#include "verify.hpp"
+
+namespace ringlab {
+namespace {
+
+std::vector<int> verified_rank_counts() {
+  std::vector<int> counts;
+  for (int n = 1; n <= 64; ++n) counts.push_back(n);
+  for (int n : {96, 128, 255, 256}) counts.push_back(n);
+  return counts;
+}
+
+// Closed forms with message size n = 1: step count, most bytes any rank sends (as a multiple of
+// n), and the critical path as (alphas, multiples of n at beta, multiples of n at gamma).
+struct ClosedForm {
+  int steps = 0;
+  double sent = 0;
+  double alphas = 0;
+  double beta = 0;
+  double gamma = 0;
+};
+
+int log2_ceil(int n) { return n <= 1 ? 0 : static_cast<int>(std::ceil(std::log2(n) - 1e-12)); }
+int log2_floor(int n) { return static_cast<int>(std::floor(std::log2(n) + 1e-12)); }
+
+ClosedForm closed_form(std::string_view algorithm, Collective collective, int nranks, const AlgorithmOptions& options) {
+  const double n = nranks;
+  if (nranks == 1) return {};
+  if (algorithm == "ring") {
+    switch (collective) {
+      case Collective::allreduce: return {2 * (nranks - 1), 2 * (n - 1) / n, 2 * (n - 1), 2 * (n - 1) / n, (n - 1) / n};
+      case Collective::reduce_scatter: return {nranks - 1, (n - 1) / n, n - 1, (n - 1) / n, (n - 1) / n};
+      case Collective::allgather: return {nranks - 1, (n - 1) / n, n - 1, (n - 1) / n, 0};
+      case Collective::broadcast: return {2 * nranks - 2, 1, 2 * n - 2, (2 * n - 2) / n, 0};
+    }
+  }
+  if (algorithm == "interval_paired") {
+    const int rounds = log2_ceil(nranks);
+    switch (collective) {
+      case Collective::allreduce: return {2 * rounds, 2 * (n - 1) / n, 2.0 * rounds, 2 * (n - 1) / n, (n - 1) / n};
+      case Collective::reduce_scatter: return {rounds, (n - 1) / n, 1.0 * rounds, (n - 1) / n, (n - 1) / n};
+      case Collective::allgather: return {rounds, (n - 1) / n, 1.0 * rounds, (n - 1) / n, 0};
+      case Collective::broadcast: break;
+    }
+  }
+  if (algorithm == "parameter_server") {
+    const double k = options.shards;
+    switch (collective) {
+      case Collective::allreduce: return {2, (n + k - 2) / k, 2, 2 * (n - 1) / k, (n - 1) / k};
+      case Collective::reduce_scatter: return {1, (n - 1) / n, 1, (n - 1) / n, (n - 1) / n};
+      case Collective::allgather: return {1, (n - 1) / n, 1, (n - 1) / n, 0};
+      case Collective::broadcast: return {1, n - 1, 1, n - 1, 0};
+    }
+  }
+  const int power = 1 << log2_floor(nranks);
+  const double p = power;
+  const double levels = log2_floor(nranks);
+  const double fold = power == nranks ? 0 : 1;
+  if (algorithm == "halving_doubling")
+    return {static_cast<int>(2 * levels + 2 * fold), 2 * (p - 1) / p + fold, 2 * levels + 2 * fold,
+            2 * (p - 1) / p + 2 * fold, (p - 1) / p + fold};
+  if (algorithm == "recursive_doubling") {
+    if (collective == Collective::broadcast) {
+      const double rounds = log2_ceil(nranks);
+      return {static_cast<int>(rounds), rounds, rounds, rounds, 0};
+    }
+    return {static_cast<int>(levels + 2 * fold), levels + fold, levels + 2 * fold, levels + 2 * fold, levels + fold};
+  }
+  ADD_FAILURE() << "no closed form for " << algorithm;
+  return {};
+}
+
+struct ScheduleCase {
+  std::string algorithm;
+  Collective collective;
+  AlgorithmOptions options;
+  std::string label;
+};
+
+std::vector<ScheduleCase> schedule_cases() {
+  std::vector<ScheduleCase> cases;
+  for (const AlgorithmInfo& info : algorithms())
+    for (Collective collective : info.collectives)
+      cases.push_back({std::string(info.name), collective, {}, fmt::format("{}_{}", info.name, name_of(collective))});
+  // Parameter-server variants: a root other than 0, and 2 shards.
+  cases.push_back({"parameter_server", Collective::allreduce, {3, 1}, "parameter_server_allreduce_root3"});
+  cases.push_back({"parameter_server", Collective::allreduce, {0, 2}, "parameter_server_allreduce_2shards"});
+  cases.push_back({"parameter_server", Collective::allreduce, {0, -1}, "parameter_server_allreduce_Nshards"});
+  cases.push_back({"ring", Collective::broadcast, {2, 1}, "ring_broadcast_root2"});
+  cases.push_back({"recursive_doubling", Collective::broadcast, {5, 1}, "recursive_doubling_broadcast_root5"});
+  return cases;
+}
+
+class Schedules : public ::testing::TestWithParam<ScheduleCase> {};
+
+TEST_P(Schedules, VerifiesAndMatchesClosedFormsForEveryRankCount) {
+  const ScheduleCase& param = GetParam();
+  for (int nranks : verified_rank_counts()) {
+    AlgorithmOptions options = param.options;
+    if (options.root >= nranks) options.root = nranks - 1;
+    if (options.shards == -1 || options.shards > nranks) options.shards = nranks;
+    const Schedule schedule = make_schedule(param.algorithm, param.collective, nranks, options);
+    const VerifyResult result = verify(schedule);
+    ASSERT_TRUE(result.ok()) << "N=" << nranks << ": " << (result.errors.empty() ? "" : result.errors.front());
+    const ClosedForm expected = closed_form(param.algorithm, param.collective, nranks, options);
+    EXPECT_EQ(result.steps, expected.steps) << "N=" << nranks;
+    EXPECT_NEAR(result.max_sent_fraction, expected.sent, 1e-9) << "N=" << nranks;
+    const CostModel model{2e-6, 1e-10, 3e-11};
+    const double bytes = 1 << 20;
+    const CriticalPath path = critical_path(schedule, model, bytes);
+    EXPECT_NEAR(path.latency_terms, expected.alphas, 1e-9) << "N=" << nranks;
+    EXPECT_NEAR(path.beta_bytes / bytes, expected.beta, 1e-9) << "N=" << nranks;
+    EXPECT_NEAR(path.gamma_bytes / bytes, expected.gamma, 1e-9) << "N=" << nranks;
+    const double closed_seconds = expected.alphas * model.alpha_seconds + expected.beta * bytes * model.beta_seconds_per_byte +
+                                  expected.gamma * bytes * model.gamma_seconds_per_byte;
+    EXPECT_NEAR(path.seconds, closed_seconds, 1e-9 * std::max(1.0, closed_seconds)) << "N=" << nranks;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Schedules, Schedules, ::testing::ValuesIn(schedule_cases()),
+                         [](const ::testing::TestParamInfo<ScheduleCase>& param_info) { return param_info.param.label; });
+
+TEST(ScheduleClosedForms, IntervalPairedHalvesTheIntervalAndSendsEachBlockOnce) {
+  // N = 8: intervals 4, 2, 1 then 1, 2, 4; each rank sends 2(N-1) = 14 blocks.
+  const Schedule schedule = make_schedule("interval_paired", Collective::allreduce, 8);
+  const RankProgram program = schedule.program(3);
+  ASSERT_EQ(program.steps.size(), 6U);
+  const int intervals[] = {4, 2, 1, 1, 2, 4};
+  std::int64_t blocks = 0;
+  for (std::size_t step = 0; step < 6; ++step) {
+    for (const Op& op : program.steps[step]) {
+      const int distance = (op.peer - 3 + 8) % 8;
+      EXPECT_TRUE(distance == intervals[step] || distance == 8 - intervals[step]) << "step " << step;
+      if (op.kind == OpKind::send) blocks += op.chunks.size();
+    }
+  }
+  EXPECT_EQ(blocks, 14);
+}
+
+TEST(ScheduleClosedForms, CirculantScheduleForThousandsOfRanksIsSmall) {
+  const Schedule ring_schedule = make_schedule("ring", Collective::allreduce, 4096);
+  EXPECT_TRUE(ring_schedule.circulant);
+  EXPECT_EQ(ring_schedule.num_steps(), 2 * 4095);
+  EXPECT_EQ(ring_schedule.program(4095).steps[0][0].peer, 0);
+  const Schedule paired = make_schedule("interval_paired", Collective::allreduce, 4096);
+  EXPECT_EQ(paired.num_steps(), 24);
+}
+
+TEST(ScheduleJson, ExportHasTheDocumentedShapeAndRoundTrips) {
+  for (const AlgorithmInfo& info : algorithms()) {
+    for (Collective collective : info.collectives) {
+      const Schedule schedule = make_schedule(info.name, collective, 6);
+      const nlohmann::json document = to_json(schedule);
+      EXPECT_EQ(document.at("schema"), "ringlab.schedule/1");
+      EXPECT_EQ(document.at("algorithm"), info.name);
+      EXPECT_EQ(document.at("collective"), name_of(collective));
+      EXPECT_EQ(document.at("nranks"), 6);
+      ASSERT_EQ(document.at("ranks").size(), 6U);
+      const Schedule parsed = schedule_from_json(nlohmann::json::parse(document.dump()));
+      EXPECT_TRUE(verify(parsed).ok());
+      for (int rank = 0; rank < 6; ++rank) {
+        const auto expected = schedule.program(rank).steps;
+        const auto actual = parsed.program(rank).steps;
+        EXPECT_EQ(expected, actual) << info.name << " " << name_of(collective) << " rank " << rank;
+      }
+    }
+  }
+  const nlohmann::json ring4 = to_json(make_schedule("ring", Collective::allreduce, 4));
+  const nlohmann::json first_op = ring4["ranks"][0]["steps"][0][0];
+  EXPECT_EQ(first_op.at("op"), "send");
+  EXPECT_EQ(first_op.at("peer"), 1);
+  EXPECT_EQ(first_op.at("chunks"), nlohmann::json::array({3, 4}));
+}
+
+}  // namespace
+}  // namespace ringlab
