@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs the Debian packages ringlab builds and tests with, if any is missing (needs root).
+set -euo pipefail
+packages=(cmake ninja-build g++ make pkg-config mpich libmpich-dev libfmt-dev nlohmann-json3-dev libcli11-dev
+          libgtest-dev libgmock-dev libbenchmark-dev python3 python3-matplotlib python3-jsonschema)
+missing=()
+for package in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if ((${#missing[@]})); then
+  echo "ringlab: installing missing packages: ${missing[*]}"
+  sudo_cmd=()
+  [[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
