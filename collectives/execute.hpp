@@ -20,7 +20,8 @@ struct ExecuteOptions {
   // Transfers are cut into segments of at most this many bytes so that reducing one segment
   // overlaps receiving the next; 0 sends each op's chunks whole.
   std::size_t segment_bytes = std::size_t{1} << 20;
-  // Every wait gives up after this long with a message naming rank, operation, peer and step.
+  // Every wait gives up after this long with a message naming rank, operation, peer and tag
+  // (the step index, modulo 30000).
   std::chrono::milliseconds timeout{std::chrono::minutes(5)};
   // Before running, ranks compare algorithm, collective, count, type, op and segment size and
   // fail together, naming both values, when they differ.

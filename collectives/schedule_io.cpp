@@ -12,9 +12,9 @@ namespace ringlab {
 
 namespace {
 
-// Absurd sizes are refused before anything is allocated.
+// Absurd sizes are refused before anything is allocated (the verifier also bounds its own state).
 constexpr std::int64_t max_ranks = 1 << 20;
-constexpr std::int64_t max_chunks = std::int64_t{1} << 31;
+constexpr std::int64_t max_chunks = std::int64_t{1} << 24;
 
 [[noreturn]] void fail(const std::string& where, const std::string& what) {
   throw std::invalid_argument(fmt::format("schedule JSON: {}: {}", where, what));

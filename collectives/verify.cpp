@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+#include <stdexcept>
 #include <cstddef>
 #include <optional>
 #include <tuple>
@@ -12,6 +14,8 @@ namespace ringlab {
 namespace {
 
 constexpr std::size_t max_reported_errors = 20;
+// The symbolic state holds one bitset of nranks bits per (rank, chunk).
+constexpr double max_state_bytes = 4.0 * (1 << 30);
 
 class ErrorList {
  public:
@@ -70,6 +74,12 @@ void check_header(const Schedule& schedule, ErrorList& errors) {
   if (blocks && schedule.nranks >= 1 && schedule.nchunks % schedule.nranks != 0)
     errors.add(fmt::format("nchunks ({}) must be a multiple of nranks ({}) for per-rank blocks",
                            schedule.nchunks, schedule.nranks));
+  const double state_bytes = static_cast<double>(std::max(schedule.nranks, 0)) * static_cast<double>(schedule.nchunks) *
+                             8.0 * std::ceil(std::max(schedule.nranks, 1) / 64.0);
+  if (state_bytes > max_state_bytes)
+    errors.add(fmt::format("{} ranks x {} chunks need {:.1f} GiB of verifier state; the limit is {:.0f} GiB (use fewer "
+                           "chunks)",
+                           schedule.nranks, schedule.nchunks, state_bytes / (1 << 30), max_state_bytes / (1 << 30)));
   if (schedule.root < 0 || schedule.root >= std::max(schedule.nranks, 1))
     errors.add(fmt::format("root {} is outside [0, {})", schedule.root, schedule.nranks));
 }
@@ -387,6 +397,8 @@ bool later(const CriticalPath& a, const CriticalPath& b) {
 }  // namespace
 
 CriticalPath critical_path(const Schedule& schedule, const CostModel& model, double message_bytes) {
+  if (const auto problems = check_structure(schedule); !problems.empty())
+    throw std::invalid_argument("cannot price a malformed schedule: " + problems.front());
   const auto nranks = static_cast<std::size_t>(schedule.nranks);
   const std::vector<RankProgram> programs = materialise(schedule);
   const int steps = schedule.num_steps();

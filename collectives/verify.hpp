@@ -47,6 +47,7 @@ struct CriticalPath {
   double gamma_bytes = 0.0;    // bytes charged at gamma
 };
 
+// Throws std::invalid_argument when the schedule is not well formed (see check_structure).
 CriticalPath critical_path(const Schedule& schedule, const CostModel& model, double message_bytes);
 
 }  // namespace ringlab

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "allreduce_check.hpp"
+#include "execute.hpp"
 #include "mpi_test_support.hpp"
 
 namespace ringlab::testing {
@@ -26,6 +27,22 @@ TEST_P(AllreduceMpi, BitExactForEveryTypeOpCountAndPlacement) {
                                      << " count " << count << (in_place ? " in-place" : " out-of-place");
           EXPECT_EQ(result.guard_damaged, 0) << "rank " << comm.rank() << " wrote past the buffer";
         }
+}
+
+TEST(AllreduceMpiBadInput, RanksThatDisagreeFailTogetherNamingBothValues) {
+  MpiCommunicator& comm = world_communicator();
+  if (comm.size() < 2) GTEST_SKIP() << "needs at least 2 ranks";
+  PreparedCollective prepared("interval_paired", Collective::allreduce, {}, comm.size(), comm.rank());
+  std::vector<double> data(64, 1.0);
+  const DataType type = comm.rank() == 1 ? DataType::float32 : DataType::float64;
+  try {
+    prepared.run(comm, data.data(), data.data(), 16, type, ReduceOp::sum, {});
+    FAIL() << "rank " << comm.rank() << ": the mismatch went unnoticed";
+  } catch (const CommunicationError& error) {
+    EXPECT_NE(std::string(error.what()).find("rank 0 has [algorithm=interval_paired"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("rank 1 has ["), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("type=float32"), std::string::npos) << error.what();
+  }
 }
 
 std::vector<std::string> labels() {

@@ -82,6 +82,20 @@ TEST(VerifierErrors, MalformedOpsAreReportedNotCrashed) {
   EXPECT_THROW(plan_for_rank(schedule, 0), std::invalid_argument);
 }
 
+TEST(VerifierErrors, MalformedScheduleIsNotPriced) {
+  Schedule schedule = editable("ring", Collective::allreduce, 3);
+  schedule.programs[1].steps[0][0].peer = 1000000;
+  EXPECT_FALSE(verify(schedule).ok());
+  EXPECT_THROW(critical_path(schedule, {1e-6, 1e-9, 1e-10}, 1e6), std::invalid_argument);
+}
+
+TEST(VerifierErrors, HugeChunkCountsAreRefusedBeforeAllocating) {
+  Schedule schedule = make_explicit("tiny", Collective::allreduce, 2, std::int64_t{1} << 40);
+  const VerifyResult result = verify(schedule);
+  ASSERT_FALSE(result.ok());
+  EXPECT_THAT(result.errors.front(), HasSubstr("GiB of verifier state"));
+}
+
 TEST(VerifierErrors, MismatchedChunkRanges) {
   Schedule schedule = editable("ring", Collective::allreduce, 4);
   schedule.programs[1].steps[0][1].chunks = {1, 2};  // rank 0 sends [3,4) to rank 1
@@ -139,6 +153,9 @@ TEST(BadInput, MalformedScheduleJsonNamesThePath) {
   EXPECT_THROW(schedule_from_json(document), std::invalid_argument);
   document = to_json(make_schedule("ring", Collective::allreduce, 3));
   document["nranks"] = 1000000000;
+  EXPECT_THROW(schedule_from_json(document), std::invalid_argument);
+  document = to_json(make_schedule("ring", Collective::allreduce, 3));
+  document["nchunks"] = std::int64_t{1} << 31;
   EXPECT_THROW(schedule_from_json(document), std::invalid_argument);
   document = to_json(make_schedule("ring", Collective::allreduce, 3));
   document["ranks"][2]["steps"][0][1]["op"] = "recv_reduce_twice";

@@ -15,28 +15,20 @@ namespace {
 
 int server_of(int shard, int root, int nranks) { return (root + shard) % nranks; }
 
-void gather_and_reduce(Schedule& schedule, int step, int shards, int root) {
-  const int nranks = schedule.nranks;
-  for (int shard = 0; shard < shards; ++shard) {
-    const int server = server_of(shard, root, nranks);
-    const ChunkRange chunks{shard, shard + 1};
-    for (int rank = 0; rank < nranks; ++rank) {
-      if (rank == server) continue;
-      add_op(schedule, rank, step, {OpKind::send, server, chunks});
-      add_op(schedule, server, step, {OpKind::recv_reduce, rank, chunks});
-    }
-  }
-}
+enum class Direction { to_servers, from_servers };
 
-void scatter_back(Schedule& schedule, int step, int shards, int root) {
+// Every rank exchanges shard j with the shard's server: towards it (the server reduces the N-1
+// copies in rank order) or back from it (every rank overwrites its copy).
+void exchange_shards(Schedule& schedule, int step, int shards, int root, Direction direction) {
   const int nranks = schedule.nranks;
   for (int shard = 0; shard < shards; ++shard) {
     const int server = server_of(shard, root, nranks);
     const ChunkRange chunks{shard, shard + 1};
     for (int rank = 0; rank < nranks; ++rank) {
       if (rank == server) continue;
-      add_op(schedule, server, step, {OpKind::send, rank, chunks});
-      add_op(schedule, rank, step, {OpKind::recv, server, chunks});
+      const bool up = direction == Direction::to_servers;
+      add_op(schedule, up ? rank : server, step, {OpKind::send, up ? server : rank, chunks});
+      add_op(schedule, up ? server : rank, step, {up ? OpKind::recv_reduce : OpKind::recv, up ? rank : server, chunks});
     }
   }
 }
@@ -53,12 +45,12 @@ Schedule parameter_server(Collective collective, int nranks, const AlgorithmOpti
   if (nranks == 1) return schedule;
   switch (collective) {
     case Collective::allreduce:
-      gather_and_reduce(schedule, 0, shards, root);
-      scatter_back(schedule, 1, shards, root);
+      exchange_shards(schedule, 0, shards, root, Direction::to_servers);
+      exchange_shards(schedule, 1, shards, root, Direction::from_servers);
       break;
-    case Collective::reduce_scatter: gather_and_reduce(schedule, 0, shards, root); break;
+    case Collective::reduce_scatter: exchange_shards(schedule, 0, shards, root, Direction::to_servers); break;
     case Collective::allgather:
-    case Collective::broadcast: scatter_back(schedule, 0, shards, root); break;
+    case Collective::broadcast: exchange_shards(schedule, 0, shards, root, Direction::from_servers); break;
   }
   return schedule;
 }
