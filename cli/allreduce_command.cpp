@@ -4,18 +4,13 @@
 #include <fmt/format.h>
 
 #include <chrono>
-#include <cstdlib>
 #include <memory>
-#include <mutex>
 
-#include "backends/threads_communicator.hpp"
 #include "cli_util.hpp"
 #include "commands.hpp"
 #include "execute.hpp"
+#include "launch.hpp"
 #include "test_data.hpp"
-#ifdef RINGLAB_HAVE_MPI
-#include "backends/mpi_communicator.hpp"
-#endif
 
 namespace ringlab::cli {
 
@@ -34,12 +29,6 @@ struct AllreduceArguments {
   double timeout_seconds = 300;
   AlgorithmOptions options;
 };
-
-bool launched_by_mpi() {
-  for (const char* variable : {"PMI_RANK", "PMI_SIZE", "PMIX_RANK", "OMPI_COMM_WORLD_SIZE", "MPI_LOCALNRANKS"})
-    if (std::getenv(variable) != nullptr) return true;
-  return false;
-}
 
 struct RunResult {
   double seconds_per_call = 0.0;  // slowest rank
@@ -110,30 +99,6 @@ int run_on(Communicator& comm, const AllreduceArguments& arguments) {
   return total_wrong == 0 ? 0 : 1;
 }
 
-#ifdef RINGLAB_HAVE_MPI
-int run_mpi(const AllreduceArguments& arguments) {
-  MpiEnvironment environment;
-  MpiCommunicator comm;
-  try {
-    return run_on(comm, arguments);
-  } catch (const std::exception& error) {
-    if (comm.size() > 1) comm.abort(error.what());  // ends every rank with the message
-    throw;
-  }
-}
-#endif
-
-int run_threads_backend(const AllreduceArguments& arguments) {
-  std::mutex status_mutex;
-  int status = 0;
-  run_threads(arguments.ranks, [&](Communicator& comm) {
-    const int rank_status = run_on(comm, arguments);
-    const std::lock_guard lock(status_mutex);
-    status = std::max(status, rank_status);
-  });
-  return status;
-}
-
 }  // namespace
 
 CommandRunner add_allreduce_command(CLI::App& app) {
@@ -161,17 +126,8 @@ CommandRunner add_allreduce_command(CLI::App& app) {
     if (arguments->iterations < 0) throw std::invalid_argument("--iters must not be negative");
     if (arguments->segment_bytes < 0) throw std::invalid_argument("--segment-bytes must not be negative");
     if (arguments->timeout_seconds <= 0) throw std::invalid_argument("--timeout must be positive");
-    std::string backend = arguments->backend;
-    if (backend == "auto") backend = launched_by_mpi() ? "mpi" : "threads";
-    if (backend == "threads") return run_threads_backend(*arguments);
-    if (backend == "mpi") {
-#ifdef RINGLAB_HAVE_MPI
-      return run_mpi(*arguments);
-#else
-      throw std::invalid_argument("this ringlab was built without MPI (RINGLAB_ENABLE_MPI=OFF); use --backend threads");
-#endif
-    }
-    throw std::invalid_argument(fmt::format("unknown backend '{}'; valid backends: auto, mpi, threads", backend));
+    const std::string backend = resolve_backend(arguments->backend);
+    return run_ranks(backend, arguments->ranks, [&](Communicator& comm) { return run_on(comm, *arguments); });
   };
 }
 

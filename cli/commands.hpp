@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include <functional>
+#include <string>
 
 namespace ringlab::cli {
 
@@ -13,5 +14,7 @@ using CommandRunner = std::function<int()>;
 CommandRunner add_schedule_command(CLI::App& app);
 CommandRunner add_verify_command(CLI::App& app);
 CommandRunner add_allreduce_command(CLI::App& app);
+// `command_line` is recorded in the JSON report.
+CommandRunner add_bench_command(CLI::App& app, const std::string& command_line);
 
 }  // namespace ringlab::cli

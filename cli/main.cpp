@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <exception>
+#include <string>
 
 #include "commands.hpp"
 
@@ -14,11 +15,15 @@ int main(int argc, char** argv) {
   const ringlab::cli::CommandRunner schedule = ringlab::cli::add_schedule_command(app);
   const ringlab::cli::CommandRunner verify = ringlab::cli::add_verify_command(app);
   const ringlab::cli::CommandRunner allreduce = ringlab::cli::add_allreduce_command(app);
+  std::string command_line = "ringlab";
+  for (int i = 1; i < argc; ++i) command_line += std::string(" ") + argv[i];
+  const ringlab::cli::CommandRunner bench = ringlab::cli::add_bench_command(app, command_line);
   CLI11_PARSE(app, argc, argv);
   try {
     if (app.got_subcommand("schedule")) return schedule();
     if (app.got_subcommand("verify")) return verify();
     if (app.got_subcommand("allreduce")) return allreduce();
+    if (app.got_subcommand("bench")) return bench();
   } catch (const std::exception& error) {
     fmt::print(stderr, "ringlab: error: {}\n", error.what());
     return 2;

@@ -26,7 +26,8 @@ struct VerifyArguments {
 bool report(const Schedule& schedule, bool quiet) {
   const VerifyResult result = verify(schedule);
   // Unit costs: the printed coefficients are counts of alpha and multiples of n at beta and gamma.
-  const CriticalPath path = critical_path(schedule, {1.0, 1e-3, 1e-6}, 1.0);
+  // A schedule that failed verification may not even be well formed, so it is not priced.
+  const CriticalPath path = result.ok() ? critical_path(schedule, {1.0, 1e-3, 1e-6}, 1.0) : CriticalPath{};
   if (!quiet || !result.ok())
     fmt::print("{:<20} {:<15} {:>6} {:>6} {:>8} {:>10.4f}   {:>4}a + {:>7.4f}nb + {:>7.4f}ng   {}\n", schedule.algorithm,
                name_of(schedule.collective), schedule.nranks, result.steps, schedule.nchunks, result.max_sent_fraction,
@@ -54,19 +55,24 @@ CommandRunner add_verify_command(CLI::App& app) {
   command->add_option("--schedule", arguments->schedule_file, "Verify a ringlab.schedule/1 JSON file instead");
   command->add_flag("--quiet", arguments->quiet, "Print only failures and the summary");
   return [arguments] {
-    fmt::print("{:<20} {:<15} {:>6} {:>6} {:>8} {:>10}   {}\n", "algorithm", "collective", "ranks", "steps", "chunks",
-               "sent/rank", "critical path (n = message bytes)        status");
+    auto print_header = [] {
+      fmt::print("{:<20} {:<15} {:>6} {:>6} {:>8} {:>10}   {}\n", "algorithm", "collective", "ranks", "steps",
+                 "chunks", "sent/rank", "critical path (n = message bytes)        status");
+    };
     std::int64_t checked = 0;
     std::int64_t failed = 0;
     if (!arguments->schedule_file.empty()) {
+      const Schedule schedule = read_schedule_file(arguments->schedule_file);
+      print_header();
       ++checked;
-      failed += report(read_schedule_file(arguments->schedule_file), arguments->quiet) ? 0 : 1;
+      failed += report(schedule, arguments->quiet) ? 0 : 1;
     } else {
       std::vector<std::string> collective_names;
       for (Collective collective : all_collectives) collective_names.emplace_back(name_of(collective));
       const auto names = parse_name_list(arguments->algorithms, algorithm_names());
       const auto collectives = parse_name_list(arguments->collectives, collective_names);
       const auto rank_counts = parse_rank_list(arguments->ranks);
+      print_header();
       for (const std::string& name : names) {
         const AlgorithmInfo& info = find_algorithm(name);
         for (const std::string& collective_name : collectives) {

@@ -1,0 +1,52 @@
+// Options of `ringlab bench`, spelled as nccl-tests spells them where the meaning is the same.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "algorithms/algorithm.hpp"
+#include "datatype.hpp"
+
+namespace ringlab::bench {
+
+enum class Average { rank0 = 0, mean = 1, min = 2, max = 3 };
+
+struct BenchOptions {
+  std::int64_t min_bytes = 8;                  // -b
+  std::int64_t max_bytes = 64 << 20;           // -e
+  std::int64_t step_factor = 2;                // -f (used unless -i is given)
+  std::int64_t step_bytes = 0;                 // -i (0 = use the factor)
+  int iterations = 20;                         // -n
+  int warmup_iterations = 5;                   // -w
+  bool check = true;                           // -c
+  DataType type = DataType::float32;           // -d
+  ReduceOp op = ReduceOp::sum;                 // -o
+  Average average = Average::max;              // -a
+  std::vector<std::string> algorithms;         // --algo
+  std::string baseline = "mpi-native";         // the reference in speed-up plots and ratios
+  std::size_t segment_bytes = std::size_t{1} << 20;
+  AlgorithmOptions algorithm_options;          // --root, --shards
+  double timeout_seconds = 300;
+  bool iteration_stats = true;
+  bool quiet = false;
+};
+
+// The message sizes of a sweep: min, then *factor (or +step) while <= max, each rounded down to
+// a multiple of the element size. Throws std::invalid_argument on -b > -e, a factor < 2 without
+// -i, and the like, naming the option and how to fix it.
+struct SweepSize {
+  std::int64_t bytes = 0;
+  std::int64_t count = 0;
+};
+std::vector<SweepSize> sweep_sizes(const BenchOptions& options, std::vector<std::string>* notes);
+
+// Refuses, before allocating, a sweep whose buffers would not fit in available memory.
+void check_memory(const BenchOptions& options, int ranks_in_this_process, std::int64_t available_bytes);
+
+std::string_view name_of(Average average);
+
+// A one-line description of everything that must agree across ranks.
+std::string describe(const BenchOptions& options);
+
+}  // namespace ringlab::bench

@@ -1,0 +1,149 @@
+#include "report.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+namespace ringlab::bench {
+
+namespace {
+
+std::string utc_now() {
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm parts{};
+  gmtime_r(&now, &parts);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &parts);
+  return text;
+}
+
+std::string wrong_text(std::int64_t wrong) { return wrong < 0 ? "N/A" : std::to_string(wrong); }
+
+}  // namespace
+
+void print_header(std::FILE* out, const RunDescription& run, const BenchOptions& options) {
+  fmt::print(out, "# ringlab bench: {}\n", run.command);
+  fmt::print(out, "# host {} | {} | {} cores | {:.1f} GiB | {}\n", run.machine.hostname, run.machine.cpu_model,
+             run.machine.cores, static_cast<double>(run.machine.memory_bytes) / (1 << 30), run.machine.os);
+  fmt::print(out, "# backend {} | {} ranks | MPI: {} | memcpy {:.2f} GB/s (this run)\n", run.backend, run.nranks,
+             run.machine.mpi_library.value_or("none"), run.machine.memcpy_gbps);
+  fmt::print(out, "# sizes {}..{} B | type {} | op {} | iters {} warmup {} | check {} | average {} | segment {} B\n",
+             options.min_bytes, options.max_bytes, name_of(options.type), name_of(options.op), options.iterations,
+             options.warmup_iterations, options.check ? 1 : 0, name_of(options.average), options.segment_bytes);
+  for (const std::string& note : run.notes) fmt::print(out, "# note: {}\n", note);
+  fmt::print(out, "#\n#{:>12} {:>12} {:>9} {:>6} {:>19}   {:>10} {:>8} {:>8} {:>6}   {:>10} {:>8} {:>8} {:>6}\n", "size",
+             "count", "type", "redop", "algorithm", "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw",
+             "#wrong");
+  fmt::print(out, "#{:>12} {:>12} {:>9} {:>6} {:>19}   {:>10} {:>8} {:>8} {:>6}   {:>10} {:>8} {:>8} {:>6}\n", "(B)",
+             "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "oop", "(us)", "(GB/s)", "(GB/s)", "inplace");
+  std::fflush(out);
+}
+
+void print_size_rows(std::FILE* out, const std::vector<ResultRow>& rows, const BenchOptions& options) {
+  for (std::size_t i = 0; i + 1 < rows.size(); i += 2) {
+    const ResultRow& oop = rows[i];
+    const ResultRow& inplace = rows[i + 1];
+    fmt::print(out, " {:>12} {:>12} {:>9} {:>6} {:>19}   {:>10.2f} {:>8.3f} {:>8.3f} {:>6}   {:>10.2f} {:>8.3f} {:>8.3f} {:>6}\n",
+               oop.size_bytes, oop.count, name_of(options.type), name_of(options.op), oop.algorithm, oop.time.avg_us,
+               oop.algbw_gbps, oop.busbw_gbps, wrong_text(oop.wrong), inplace.time.avg_us, inplace.algbw_gbps,
+               inplace.busbw_gbps, wrong_text(inplace.wrong));
+  }
+  std::fflush(out);
+}
+
+void print_footer(std::FILE* out, const std::vector<ResultRow>& rows, const BenchOptions& options) {
+  std::map<std::string, std::pair<double, int>> sums;
+  std::int64_t wrong = 0;
+  for (const ResultRow& row : rows) {
+    auto& [sum, count] = sums[row.algorithm];
+    sum += row.busbw_gbps;
+    ++count;
+    wrong += std::max<std::int64_t>(row.wrong, 0);
+  }
+  fmt::print(out, "# Out of bounds values : {} {}\n", wrong, wrong == 0 ? "OK" : "FAILED");
+  for (const std::string& name : options.algorithms) {
+    const auto found = sums.find(name);
+    if (found == sums.end()) continue;
+    fmt::print(out, "# Avg bus bandwidth    : {:>8.3f} GB/s  {}\n", found->second.first / found->second.second, name);
+  }
+  std::fflush(out);
+}
+
+nlohmann::json make_report(const RunDescription& run, const BenchOptions& options, const std::vector<ResultRow>& rows,
+                           bool complete) {
+  nlohmann::json results = nlohmann::json::array();
+  for (const ResultRow& row : rows)
+    results.push_back({{"algorithm", row.algorithm},
+                       {"size_bytes", row.size_bytes},
+                       {"count", row.count},
+                       {"type", name_of(options.type)},
+                       {"redop", name_of(options.op)},
+                       {"placement", row.in_place ? "in-place" : "out-of-place"},
+                       {"time_us",
+                        {{"avg", row.time.avg_us},
+                         {"min", row.time.min_us},
+                         {"p50", row.time.p50_us},
+                         {"p99", row.time.p99_us},
+                         {"max", row.time.max_us},
+                         {"cv", row.time.cv}}},
+                       {"algbw_gbps", row.algbw_gbps},
+                       {"busbw_gbps", row.busbw_gbps},
+                       {"wrong", row.wrong}});
+  return {{"schema", bench_schema},
+          {"complete", complete},
+          {"kind", "measured"},
+          {"created", utc_now()},
+          {"command", run.command},
+          {"machine", to_json(run.machine)},
+          {"config",
+           {{"backend", run.backend},
+            {"nranks", run.nranks},
+            {"datatype", name_of(options.type)},
+            {"op", name_of(options.op)},
+            {"minbytes", options.min_bytes},
+            {"maxbytes", options.max_bytes},
+            {"stepfactor", options.step_factor},
+            {"stepbytes", options.step_bytes},
+            {"iters", options.iterations},
+            {"warmup_iters", options.warmup_iterations},
+            {"check", options.check},
+            {"average", name_of(options.average)},
+            {"segment_bytes", options.segment_bytes},
+            {"algorithms", options.algorithms},
+            {"baseline", options.baseline}}},
+          {"results", std::move(results)}};
+}
+
+void check_output_path(const std::string& path, bool force) {
+  if (path.empty()) return;
+  if (std::filesystem::exists(path) && !force)
+    throw std::invalid_argument(fmt::format("report file '{}' already exists; pass --force to overwrite it", path));
+  const std::filesystem::path parent = std::filesystem::absolute(path).parent_path();
+  if (!std::filesystem::is_directory(parent))
+    throw std::invalid_argument(fmt::format("cannot write report '{}': folder '{}' does not exist", path, parent.string()));
+}
+
+void write_report(const std::string& path, const nlohmann::json& report) {
+  const std::string temporary = fmt::format("{}.tmp.{}", path, getpid());
+  {
+    std::ofstream file(temporary, std::ios::trunc);
+    if (!file) throw std::runtime_error(fmt::format("cannot write '{}'", temporary));
+    file << report.dump(1) << '\n';
+    file.close();
+    if (!file) {
+      std::filesystem::remove(temporary);
+      throw std::runtime_error(fmt::format("writing '{}' failed", temporary));
+    }
+  }
+  std::filesystem::rename(temporary, path);
+}
+
+}  // namespace ringlab::bench

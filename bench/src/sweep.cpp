@@ -1,0 +1,144 @@
+#include "sweep.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <numeric>
+
+#include "execute.hpp"
+#include "test_data.hpp"
+
+namespace ringlab::bench {
+
+namespace {
+
+ReduceOp aggregate_op(Average average) {
+  switch (average) {
+    case Average::min: return ReduceOp::min;
+    case Average::max: return ReduceOp::max;
+    default: return ReduceOp::sum;  // mean: sum then divide; rank0: broadcast-like sum of zeros
+  }
+}
+
+// Combines per-rank timings over ranks with the suite's own ring all-reduce.
+std::vector<double> aggregate(Communicator& comm, PreparedCollective& combine, std::vector<double> values,
+                              Average average, const ExecuteOptions& options) {
+  if (average == Average::rank0 && comm.rank() != 0) std::fill(values.begin(), values.end(), 0.0);
+  combine.run(comm, values.data(), values.data(), static_cast<std::int64_t>(values.size()), DataType::float64,
+              aggregate_op(average), options);
+  if (average == Average::mean)
+    for (double& value : values) value /= comm.size();
+  return values;
+}
+
+struct Buffers {
+  std::vector<std::byte> input;
+  std::vector<std::byte> output;
+  std::vector<std::byte> expected;
+};
+
+}  // namespace
+
+TimeStats summarise(double loop_seconds, const std::vector<double>& iteration_seconds) {
+  TimeStats stats;
+  if (iteration_seconds.empty()) return stats;
+  std::vector<double> sorted = iteration_seconds;
+  std::sort(sorted.begin(), sorted.end());
+  const auto n = static_cast<double>(sorted.size());
+  auto at_quantile = [&](double q) {
+    const auto index = static_cast<std::size_t>(std::ceil(q * n)) - 1;
+    return sorted[std::min(index, sorted.size() - 1)] * 1e6;
+  };
+  stats.avg_us = loop_seconds / n * 1e6;
+  stats.min_us = sorted.front() * 1e6;
+  stats.p50_us = at_quantile(0.5);
+  stats.p99_us = at_quantile(0.99);
+  stats.max_us = sorted.back() * 1e6;
+  const double mean = std::accumulate(sorted.begin(), sorted.end(), 0.0) / n;
+  double variance = 0;
+  for (double value : sorted) variance += (value - mean) * (value - mean);
+  stats.cv = mean > 0 ? std::sqrt(variance / n) / mean : 0.0;
+  return stats;
+}
+
+double algbw_gbps(std::int64_t bytes, double seconds) {
+  return seconds > 0 ? static_cast<double>(bytes) / seconds / 1e9 : 0.0;
+}
+
+double busbw_gbps(double algbw, int nranks) { return nranks > 1 ? algbw * 2.0 * (nranks - 1) / nranks : 0.0; }
+
+std::vector<ResultRow> run_sweep(Communicator& comm, const BenchOptions& options, const std::vector<SweepSize>& sizes,
+                                 const std::function<void(const std::vector<ResultRow>&)>& on_size_done,
+                                 const std::function<void(const SweepProgress&)>& on_progress) {
+  ExecuteOptions execute;
+  execute.segment_bytes = options.segment_bytes;
+  execute.timeout = std::chrono::milliseconds(static_cast<std::int64_t>(options.timeout_seconds * 1000));
+  ExecuteOptions timed = execute;
+  timed.check_consistency = false;
+  auto deadline = [&] { return Clock::now() + execute.timeout; };
+
+  std::vector<PreparedCollective> prepared;
+  for (const std::string& name : options.algorithms)
+    prepared.emplace_back(name, Collective::allreduce, options.algorithm_options, comm.size(), comm.rank());
+  PreparedCollective combine("ring", Collective::allreduce, {}, comm.size(), comm.rank());
+
+  std::int64_t largest = 0;
+  for (const SweepSize& size : sizes) largest = std::max(largest, size.bytes);
+  Buffers buffers;
+  buffers.input.resize(static_cast<std::size_t>(largest));
+  buffers.output.resize(static_cast<std::size_t>(largest));
+  if (options.check) buffers.expected.resize(static_cast<std::size_t>(largest));
+  // Touch every page before any timing.
+  std::fill(buffers.output.begin(), buffers.output.end(), std::byte{0});
+
+  std::vector<ResultRow> all_rows;
+  for (std::size_t index = 0; index < sizes.size(); ++index) {
+    const SweepSize& size = sizes[index];
+    if (options.check)
+      fill_expected_allreduce(buffers.expected.data(), size.count, options.type, options.op, comm.size());
+    std::vector<ResultRow> size_rows;
+    for (PreparedCollective& collective : prepared) {
+      if (on_progress) on_progress({index, sizes.size(), size.bytes, collective.algorithm()});
+      for (bool in_place : {false, true}) {
+        std::byte* result = in_place ? buffers.input.data() : buffers.output.data();
+        auto run = [&](const ExecuteOptions& run_options) {
+          collective.run(comm, buffers.input.data(), result, size.count, options.type, options.op, run_options);
+        };
+        fill_input(buffers.input.data(), size.count, options.type, options.op, comm.rank(), comm.size());
+        for (int i = 0; i < options.warmup_iterations; ++i) run(i == 0 ? execute : timed);
+        comm.barrier(deadline());
+        std::vector<double> times(static_cast<std::size_t>(options.iterations) + 1);
+        const auto loop_start = Clock::now();
+        for (int i = 0; i < options.iterations; ++i) {
+          const auto start = Clock::now();
+          run(timed);
+          times[static_cast<std::size_t>(i) + 1] = std::chrono::duration<double>(Clock::now() - start).count();
+        }
+        times[0] = std::chrono::duration<double>(Clock::now() - loop_start).count();
+        const std::vector<double> combined = aggregate(comm, combine, times, options.average, timed);
+
+        ResultRow row;
+        row.algorithm = collective.algorithm();
+        row.size_bytes = size.bytes;
+        row.count = size.count;
+        row.in_place = in_place;
+        row.time = summarise(combined[0], std::vector<double>(combined.begin() + 1, combined.end()));
+        row.algbw_gbps = algbw_gbps(size.bytes, row.time.avg_us * 1e-6);
+        row.busbw_gbps = busbw_gbps(row.algbw_gbps, comm.size());
+        if (options.check) {
+          fill_input(buffers.input.data(), size.count, options.type, options.op, comm.rank(), comm.size());
+          run(timed);
+          std::int64_t wrong = count_mismatches(result, buffers.expected.data(), size.count, options.type);
+          combine.run(comm, &wrong, &wrong, 1, DataType::int64, ReduceOp::sum, timed);
+          row.wrong = wrong;
+        }
+        size_rows.push_back(row);
+      }
+    }
+    if (on_size_done) on_size_done(size_rows);
+    all_rows.insert(all_rows.end(), size_rows.begin(), size_rows.end());
+  }
+  return all_rows;
+}
+
+}  // namespace ringlab::bench

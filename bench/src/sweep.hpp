@@ -1,0 +1,56 @@
+// The measurement loop of `ringlab bench`: every size, every algorithm interleaved (so ratios are
+// fair on a noisy machine), out-of-place then in-place, timed and checked.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "bench_options.hpp"
+#include "communicator.hpp"
+
+namespace ringlab::bench {
+
+struct TimeStats {
+  double avg_us = 0;  // aggregated (-a) elapsed of the timed loop / iterations
+  double min_us = 0;  // per-iteration statistics of the aggregated per-iteration times
+  double p50_us = 0;
+  double p99_us = 0;
+  double max_us = 0;
+  double cv = 0;      // standard deviation / mean of the per-iteration times
+};
+
+struct ResultRow {
+  std::string algorithm;
+  std::int64_t size_bytes = 0;
+  std::int64_t count = 0;
+  bool in_place = false;
+  TimeStats time;
+  double algbw_gbps = 0;
+  double busbw_gbps = 0;
+  std::int64_t wrong = -1;  // -1 when checking is off
+};
+
+// Per-iteration times aggregated over ranks as `average` says, reduced to statistics.
+TimeStats summarise(double loop_seconds, const std::vector<double>& iteration_seconds);
+
+// algbw = bytes / time; busbw = algbw * 2(N-1)/N (GB/s, 1 GB = 1e9 B).
+double algbw_gbps(std::int64_t bytes, double seconds);
+double busbw_gbps(double algbw, int nranks);
+
+struct SweepProgress {
+  std::size_t size_index = 0;
+  std::size_t size_total = 0;
+  std::int64_t bytes = 0;
+  std::string algorithm;
+};
+
+// Runs the sweep on this rank. Rows are complete (aggregated) on rank 0 only. `on_size_done`
+// gets the rows of one size (both placements of every algorithm) as soon as they are measured;
+// `on_progress` is called before each measurement.
+std::vector<ResultRow> run_sweep(Communicator& comm, const BenchOptions& options, const std::vector<SweepSize>& sizes,
+                                 const std::function<void(const std::vector<ResultRow>&)>& on_size_done,
+                                 const std::function<void(const SweepProgress&)>& on_progress);
+
+}  // namespace ringlab::bench

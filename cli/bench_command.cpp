@@ -1,0 +1,189 @@
+// `ringlab bench`: the all-reduce microbenchmark, nccl-tests style (see docs/bench.md).
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "bench_options.hpp"
+#include "machine_info.hpp"
+#include "report.hpp"
+#include "sweep.hpp"
+#include "cli_util.hpp"
+#include "commands.hpp"
+#include "execute.hpp"
+#include "launch.hpp"
+
+namespace ringlab::cli {
+
+namespace {
+
+struct BenchArguments {
+  std::string min_bytes = "8";
+  std::string max_bytes = "64M";
+  std::int64_t step_factor = 0;
+  std::string step_bytes;
+  int iterations = 20;
+  int warmup = 5;
+  int check = 1;
+  std::string type = "float32";
+  std::string op = "sum";
+  int average = 3;
+  std::string algorithms = "all";
+  std::string baseline;
+  std::int64_t segment_bytes = std::int64_t{1} << 20;
+  std::string json;
+  bool force = false;
+  bool quiet = false;
+  std::string backend = "auto";
+  int ranks = 4;
+  double timeout_seconds = 300;
+  AlgorithmOptions algorithm_options;
+  std::string command_line;
+};
+
+// One progress line on stderr, only when stderr is a terminal and --quiet is not given.
+class ProgressLine {
+ public:
+  explicit ProgressLine(bool enabled) : enabled_(enabled), start_(Clock::now()) {}
+  void show(const bench::SweepProgress& progress) {
+    if (!enabled_) return;
+    const double elapsed = std::chrono::duration<double>(Clock::now() - start_).count();
+    fmt::print(stderr, "\r\x1b[2K[{}/{}] {} B {}  elapsed {:.1f} s", progress.size_index + 1, progress.size_total,
+               progress.bytes, progress.algorithm, elapsed);
+    std::fflush(stderr);
+  }
+  void clear() {
+    if (!enabled_) return;
+    fmt::print(stderr, "\r\x1b[2K");
+    std::fflush(stderr);
+  }
+
+ private:
+  bool enabled_;
+  Clock::time_point start_;
+};
+
+bench::BenchOptions to_options(const BenchArguments& arguments, const std::string& backend) {
+  bench::BenchOptions options;
+  options.min_bytes = parse_size(arguments.min_bytes);
+  options.max_bytes = parse_size(arguments.max_bytes);
+  if (!arguments.step_bytes.empty()) options.step_bytes = parse_size(arguments.step_bytes);
+  if (arguments.step_factor != 0) {
+    options.step_factor = arguments.step_factor;
+    options.step_bytes = 0;
+  }
+  if (arguments.iterations < 1) throw std::invalid_argument("-n/--iters must be at least 1");
+  if (arguments.warmup < 0) throw std::invalid_argument("-w/--warmup_iters must not be negative");
+  if (arguments.check != 0 && arguments.check != 1) throw std::invalid_argument("-c/--check takes 0 or 1");
+  if (arguments.average < 0 || arguments.average > 3)
+    throw std::invalid_argument("-a/--average takes 0 (rank 0), 1 (mean), 2 (min) or 3 (max)");
+  if (arguments.segment_bytes < 0) throw std::invalid_argument("--segment-bytes must not be negative");
+  if (arguments.timeout_seconds <= 0) throw std::invalid_argument("--timeout must be positive");
+  options.iterations = arguments.iterations;
+  options.warmup_iterations = arguments.warmup;
+  options.check = arguments.check == 1;
+  options.type = parse_data_type(arguments.type);
+  options.op = parse_reduce_op(arguments.op);
+  options.average = static_cast<bench::Average>(arguments.average);
+  options.segment_bytes = static_cast<std::size_t>(arguments.segment_bytes);
+  options.algorithm_options = arguments.algorithm_options;
+  options.timeout_seconds = arguments.timeout_seconds;
+  options.quiet = arguments.quiet;
+  std::vector<std::string> valid = allreduce_implementations();
+  if (backend != "mpi") {
+    if (arguments.algorithms != "all" && arguments.algorithms.find(mpi_native) != std::string::npos)
+      throw std::invalid_argument(fmt::format("'{}' needs --backend mpi (run under mpiexec)", mpi_native));
+    valid.erase(std::remove(valid.begin(), valid.end(), std::string(mpi_native)), valid.end());
+  }
+  options.algorithms = parse_name_list(arguments.algorithms, valid);
+  options.baseline = arguments.baseline;
+  if (options.baseline.empty())
+    options.baseline = std::find(options.algorithms.begin(), options.algorithms.end(), std::string(mpi_native)) !=
+                               options.algorithms.end()
+                           ? std::string(mpi_native)
+                           : options.algorithms.front();
+  return options;
+}
+
+int run_bench(Communicator& comm, const BenchArguments& arguments, const bench::BenchOptions& options,
+              const std::vector<bench::SweepSize>& sizes, std::vector<std::string> notes, const std::string& backend) {
+  check_ranks_agree(comm, bench::describe(options),
+                    std::chrono::milliseconds(static_cast<std::int64_t>(options.timeout_seconds * 1000)));
+  const bool leader = comm.rank() == 0;
+  bench::RunDescription run{arguments.command_line, backend, comm.size(),
+                            bench::describe_machine(backend == "mpi" ? std::optional(mpi_library_name()) : std::nullopt),
+                            std::move(notes)};
+  if (leader) run.machine.memcpy_gbps = bench::measure_memcpy_gbps(std::size_t{64} << 20, 5);
+  if (leader && !options.quiet) bench::print_header(stdout, run, options);
+  ProgressLine progress(leader && !options.quiet && isatty(STDERR_FILENO) == 1);
+  const auto rows = bench::run_sweep(
+      comm, options, sizes,
+      [&](const std::vector<bench::ResultRow>& size_rows) {
+        progress.clear();
+        if (leader && !options.quiet) bench::print_size_rows(stdout, size_rows, options);
+      },
+      [&](const bench::SweepProgress& step) { progress.show(step); });
+  progress.clear();
+  if (!leader) return 0;
+  bench::print_footer(stdout, rows, options);
+  if (!arguments.json.empty()) {
+    bench::write_report(arguments.json, bench::make_report(run, options, rows, true));
+    fmt::print("# report written to {}\n", arguments.json);
+  }
+  const bool all_correct = std::all_of(rows.begin(), rows.end(), [](const bench::ResultRow& row) { return row.wrong <= 0; });
+  return all_correct ? 0 : 1;
+}
+
+}  // namespace
+
+CommandRunner add_bench_command(CLI::App& app, const std::string& command_line) {
+  auto arguments = std::make_shared<BenchArguments>();
+  arguments->command_line = command_line;
+  CLI::App* command = app.add_subcommand(
+      "bench", "All-reduce microbenchmark across sizes and algorithms, nccl-tests style (mpiexec -n N for the mpi "
+               "backend). Exits 1 if any element is wrong.");
+  command->add_option("-b,--minbytes", arguments->min_bytes, "Smallest size (K/M/G suffixes)")->capture_default_str();
+  command->add_option("-e,--maxbytes", arguments->max_bytes, "Largest size")->capture_default_str();
+  command->add_option("-f,--stepfactor", arguments->step_factor, "Multiply the size by this (default 2)");
+  command->add_option("-i,--stepbytes", arguments->step_bytes, "Add this many bytes instead of multiplying");
+  command->add_option("-n,--iters", arguments->iterations, "Timed iterations per size")->capture_default_str();
+  command->add_option("-w,--warmup_iters", arguments->warmup, "Warm-up iterations")->capture_default_str();
+  command->add_option("-c,--check", arguments->check, "Check results (1) or not (0)")->capture_default_str();
+  command->add_option("-d,--datatype", arguments->type, "float32|float64|float16|bfloat16|int32|int64")
+      ->capture_default_str();
+  command->add_option("-o,--op", arguments->op, "sum|prod|min|max|avg")->capture_default_str();
+  command->add_option("-a,--average", arguments->average, "Time over ranks: 0 rank 0, 1 mean, 2 min, 3 max")
+      ->capture_default_str();
+  command->add_option("--algo", arguments->algorithms, "Comma-separated implementations, or all")->capture_default_str();
+  command->add_option("--baseline", arguments->baseline, "Reference for ratios (default mpi-native, else the first)");
+  command->add_option("--segment-bytes", arguments->segment_bytes, "Segment size (0 = whole transfers)")
+      ->capture_default_str();
+  command->add_option("--json", arguments->json, "Write a ringlab.bench/1 report to this file");
+  command->add_flag("--force", arguments->force, "Overwrite an existing --json file");
+  command->add_flag("--quiet", arguments->quiet, "No table, no progress line");
+  command->add_option("--backend", arguments->backend, "auto | mpi | threads")->capture_default_str();
+  command->add_option("--ranks", arguments->ranks, "Ranks for the threads backend")->capture_default_str();
+  command->add_option("--timeout", arguments->timeout_seconds, "Seconds any rank waits before the job fails")
+      ->capture_default_str();
+  command->add_option("--root", arguments->algorithm_options.root, "parameter_server root")->capture_default_str();
+  command->add_option("--shards", arguments->algorithm_options.shards, "parameter_server shards")->capture_default_str();
+  return [arguments] {
+    // Everything that can be refused is refused here, before any rank starts.
+    const std::string backend = resolve_backend(arguments->backend);
+    const bench::BenchOptions options = to_options(*arguments, backend);
+    std::vector<std::string> notes;
+    const std::vector<bench::SweepSize> sizes = bench::sweep_sizes(options, &notes);
+    const int ranks_here = backend == "threads" ? arguments->ranks : 1;
+    bench::check_memory(options, ranks_here, bench::available_memory_bytes());
+    bench::check_output_path(arguments->json, arguments->force);
+    return run_ranks(backend, arguments->ranks, [&](Communicator& comm) {
+      return run_bench(comm, *arguments, options, sizes, notes, backend);
+    });
+  };
+}
+
+}  // namespace ringlab::cli
