@@ -64,7 +64,7 @@ int run_ranks(const std::string& backend, int thread_ranks, const std::function<
 
 std::string mpi_library_name() {
 #ifdef RINGLAB_HAVE_MPI
-  return mpi_library_version();
+  return ringlab::mpi_library_name();
 #else
   return {};
 #endif

@@ -343,9 +343,9 @@ void MpiCommunicator::native_allreduce(const void* send, void* recv, std::size_t
   if (op == ReduceOp::avg) divide_elements(recv, count, type, size_);
 }
 
-std::string MpiCommunicator::native_allreduce_name() const {
-  return "MPI_Allreduce (" + first_line(mpi_library_version()) + ")";
-}
+std::string mpi_library_name() { return first_line(mpi_library_version()); }
+
+std::string MpiCommunicator::native_allreduce_name() const { return "MPI_Allreduce (" + mpi_library_name() + ")"; }
 
 void MpiCommunicator::abort(std::string_view reason) {
   fmt::print(stderr, "ringlab: rank {}: {}\n", rank_, reason);

@@ -18,6 +18,8 @@ namespace ringlab {
 
 // The MPI library's version string (MPI_Get_library_version), without trailing whitespace.
 std::string mpi_library_version();
+// Its first line with whitespace collapsed, e.g. "MPICH Version: 4.0.2".
+std::string mpi_library_name();
 
 // Initialises MPI (MPI_THREAD_FUNNELED) unless it already is, and finalises it on destruction
 // if this object initialised it.
