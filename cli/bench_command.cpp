@@ -136,9 +136,10 @@ double measure_memcpy_alone(Communicator& comm, const bench::BenchOptions& optio
 int run_bench(Communicator& comm, const BenchArguments& arguments, const bench::BenchOptions& options,
               const std::vector<bench::SweepSize>& sizes, std::vector<std::string> notes, const std::string& backend) {
   check_ranks_agree(comm, bench::describe(options),
-                    std::chrono::milliseconds(static_cast<std::int64_t>(options.timeout_seconds * 1000)));
+                    std::chrono::milliseconds(static_cast<std::int64_t>(options.timeout_seconds * 1000)),
+                    "the bench options");
   const bool leader = comm.rank() == 0;
-  bench::RunDescription run{arguments.command_line, backend, comm.size(),
+  bench::RunDescription run{arguments.command_line, backend, comm.transport_description(), comm.size(),
                             bench::describe_machine(backend == "mpi" ? std::optional(mpi_library_name()) : std::nullopt),
                             std::move(notes)};
   run.machine.memcpy_gbps = measure_memcpy_alone(comm, options);

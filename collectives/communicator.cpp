@@ -10,4 +10,10 @@ void Communicator::native_allreduce(const void*, void*, std::size_t, DataType, R
       backend_name()));
 }
 
+RequestPtr Communicator::post_recv_reduce(std::span<std::byte>, const std::byte*, int peer, int, DataType, ReduceOp) {
+  throw std::logic_error(fmt::format("the {} backend cannot combine data as it arrives from rank {}; check "
+                                     "can_reduce_on_receive() first",
+                                     backend_name(), peer));
+}
+
 }  // namespace ringlab

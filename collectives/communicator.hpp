@@ -54,6 +54,17 @@ class Communicator {
   virtual RequestPtr post_recv(std::span<std::byte> data, int peer, int tag) = 0;
   virtual void barrier(Clock::time_point deadline) = 0;
 
+  // Receives like post_recv but combines each piece as it arrives: target[i] = base[i] (op)
+  // incoming[i], where base may be target.data(). Only backends whose transport can read incoming
+  // data in place (shared memory) offer it, per peer; the executor otherwise receives into
+  // scratch and combines afterwards. The default throws std::logic_error.
+  virtual bool can_reduce_on_receive(int /*peer*/) const { return false; }
+  virtual RequestPtr post_recv_reduce(std::span<std::byte> target, const std::byte* base, int peer, int tag,
+                                      DataType type, ReduceOp op);
+
+  // How messages travel, in words, for report headers (e.g. "shared memory within the host").
+  virtual std::string transport_description() const { return std::string(backend_name()); }
+
   // The backend's own all-reduce (MPI_Allreduce for `mpi`), the `*-native` baseline.
   // The default throws: not every backend has one.
   virtual void native_allreduce(const void* send, void* recv, std::size_t count, DataType type, ReduceOp op);

@@ -9,6 +9,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "element_coverage.hpp"
 #include "reduce.hpp"
 #include "verify.hpp"
 
@@ -44,7 +45,10 @@ struct Transfer {
   Piece piece;
   OpKind kind = OpKind::send;
   int peer = 0;
-  std::int64_t scratch_offset = -1;  // bytes into scratch, -1 when received in place
+  // Sends: the buffer the piece is read from; reducing receives: the buffer holding the left
+  // operand (input or output, indexed like the output).
+  const std::byte* source = nullptr;
+  std::int64_t scratch_offset = -1;  // bytes into scratch, -1 when received straight into the output
   RequestPtr request;
 };
 
@@ -101,7 +105,8 @@ std::size_t checked_byte_count(std::int64_t count, DataType type) {
   return static_cast<std::size_t>(count * element);
 }
 
-void check_ranks_agree(Communicator& comm, std::string_view description, std::chrono::milliseconds timeout) {
+void check_ranks_agree(Communicator& comm, std::string_view description, std::chrono::milliseconds timeout,
+                       std::string_view subject) {
   const int nranks = comm.size();
   if (nranks == 1) return;
   auto deadline = [&] { return Clock::now() + timeout; };
@@ -117,7 +122,7 @@ void check_ranks_agree(Communicator& comm, std::string_view description, std::ch
           ->wait(deadline(), "configuration check (reply)");
       const std::string theirs = unpack(replies[static_cast<std::size_t>(peer)]);
       if (verdict.empty() && theirs != unpack(reference))
-        verdict = fmt::format("ranks disagree on the collective call: rank 0 has [{}] but rank {} has [{}]",
+        verdict = fmt::format("ranks disagree on {}: rank 0 has [{}] but rank {} has [{}]", subject,
                               unpack(reference), peer, theirs);
     }
     for (auto& send : sends) send->wait(deadline(), "configuration check (description)");
@@ -138,6 +143,16 @@ void check_ranks_agree(Communicator& comm, std::string_view description, std::ch
   if (!verdict.empty()) throw CommunicationError(verdict);
 }
 
+// How one rank runs a step (see schedule.hpp for the semantics):
+// 1. Every send reads its piece where the piece's current value lives: the output once a step
+//    wrote it there, otherwise the input (out-of-place calls start with everything in the input,
+//    so there is no up-front copy); a piece that lives partly in each is first completed in the
+//    output. Reducing receives find their left operand the same way.
+// 2. A receive lands straight in the output (and a reducing one combines there as it arrives,
+//    when the backend can) unless a send of this step reads the same output elements or another
+//    receive of this step writes them; those land in scratch and are combined, in op order, once
+//    the overlapping sends completed.
+// 3. After the last step, elements no step wrote are copied from the input.
 void Executor::run(const RankPlan& plan, Communicator& comm, const void* send, void* recv, std::int64_t count,
                    DataType type, ReduceOp op, const ExecuteOptions& options) {
   const std::size_t total_bytes = checked_byte_count(count, type);
@@ -153,8 +168,10 @@ void Executor::run(const RankPlan& plan, Communicator& comm, const void* send, v
                                   plan.algorithm, name_of(plan.collective), plan.nranks, count, name_of(type),
                                   name_of(op), options.segment_bytes),
                       options.timeout);
-  auto* buffer = static_cast<std::byte*>(recv);
-  if (send != recv && total_bytes > 0) std::memcpy(buffer, send, total_bytes);
+  const auto* input = static_cast<const std::byte*>(send);
+  auto* output = static_cast<std::byte*>(recv);
+  ElementCoverage in_output;  // elements whose current value is in `output`
+  if (send == recv) in_output.add(0, count);
 
   const std::size_t element = element_size(type);
   const std::int64_t piece_limit_bytes =
@@ -162,6 +179,19 @@ void Executor::run(const RankPlan& plan, Communicator& comm, const void* send, v
                                  : std::min<std::int64_t>(static_cast<std::int64_t>(options.segment_bytes), max_piece_bytes);
   const std::int64_t piece_elements = std::max<std::int64_t>(1, piece_limit_bytes / static_cast<std::int64_t>(element));
   auto bytes = [element](std::int64_t elements) { return static_cast<std::size_t>(elements) * element; };
+  // Copies the parts of [first, last) that are not yet in the output from the input.
+  auto complete_in_output = [&](std::int64_t first, std::int64_t last) {
+    for (const ElementCoverage::Range& gap : in_output.gaps(first, last))
+      std::memcpy(output + bytes(gap.first), input + bytes(gap.first), bytes(gap.last - gap.first));
+    in_output.add(first, last);
+  };
+  // Where a piece's current value is read from, completing it in the output when it is split.
+  auto current_value = [&](const Piece& piece) -> const std::byte* {
+    const std::int64_t last = piece.first + piece.count;
+    if (!in_output.touches(piece.first, last)) return input;
+    if (!in_output.covers(piece.first, last)) complete_in_output(piece.first, last);
+    return output;
+  };
 
   std::vector<Transfer> sends;
   std::vector<Transfer> receives;
@@ -170,53 +200,72 @@ void Executor::run(const RankPlan& plan, Communicator& comm, const void* send, v
     const int tag = static_cast<int>(step % step_tag_limit);
     sends.clear();
     receives.clear();
-    std::int64_t scratch_bytes = 0;
     for (const Op& operation : plan.program.steps[step]) {
       pieces.clear();
       append_pieces(pieces, operation.chunks, count, plan.nchunks, piece_elements);
-      for (const Piece& piece : pieces) {
-        Transfer transfer{piece, operation.kind, operation.peer, -1, nullptr};
-        (operation.kind == OpKind::send ? sends : receives).push_back(std::move(transfer));
-      }
+      for (const Piece& piece : pieces)
+        (operation.kind == OpKind::send ? sends : receives).push_back(Transfer{piece, operation.kind, operation.peer, nullptr, -1, nullptr});
     }
-    // Receives land in scratch unless they overwrite a chunk no send of this step reads.
-    for (Transfer& receive : receives) {
-      const bool in_place = receive.kind == OpKind::recv &&
-                            std::none_of(sends.begin(), sends.end(),
-                                         [&](const Transfer& s) { return s.piece.overlaps(receive.piece); });
-      if (!in_place) {
+    for (Transfer& transfer : sends) transfer.source = current_value(transfer.piece);
+    for (Transfer& receive : receives)
+      if (receive.kind == OpKind::recv_reduce) receive.source = current_value(receive.piece);
+    std::int64_t scratch_bytes = 0;
+    for (std::size_t i = 0; i < receives.size(); ++i) {
+      Transfer& receive = receives[i];
+      const bool shared = std::any_of(sends.begin(), sends.end(), [&](const Transfer& s) {
+        return s.source == output && s.piece.overlaps(receive.piece);
+      }) || std::any_of(receives.begin(), receives.end(), [&](const Transfer& r) {
+        return &r != &receive && r.piece.overlaps(receive.piece);
+      });
+      const bool direct = !shared && (receive.kind == OpKind::recv || comm.can_reduce_on_receive(receive.peer));
+      if (!direct) {
         receive.scratch_offset = scratch_bytes;
         scratch_bytes += static_cast<std::int64_t>(bytes(receive.piece.count));
       }
     }
     if (scratch_.size() < static_cast<std::size_t>(scratch_bytes)) scratch_.resize(static_cast<std::size_t>(scratch_bytes));
     for (Transfer& receive : receives) {
-      std::byte* target = receive.scratch_offset >= 0 ? scratch_.data() + receive.scratch_offset
-                                                       : buffer + bytes(receive.piece.first);
-      receive.request = comm.post_recv({target, bytes(receive.piece.count)}, receive.peer, tag);
+      const std::span<std::byte> target{receive.scratch_offset >= 0 ? scratch_.data() + receive.scratch_offset
+                                                                    : output + bytes(receive.piece.first),
+                                        bytes(receive.piece.count)};
+      if (receive.scratch_offset < 0 && receive.kind == OpKind::recv_reduce)
+        receive.request = comm.post_recv_reduce(target, receive.source + bytes(receive.piece.first), receive.peer, tag,
+                                                type, op);
+      else
+        receive.request = comm.post_recv(target, receive.peer, tag);
     }
     for (Transfer& transfer : sends)
-      transfer.request =
-          comm.post_send({buffer + bytes(transfer.piece.first), bytes(transfer.piece.count)}, transfer.peer, tag);
+      transfer.request = comm.post_send({transfer.source + bytes(transfer.piece.first), bytes(transfer.piece.count)},
+                                        transfer.peer, tag);
     for (Transfer& receive : receives) {
       receive.request->wait(Clock::now() + options.timeout, name_of(receive.kind));
+      const std::int64_t first = receive.piece.first;
+      const std::int64_t last = first + receive.piece.count;
       if (receive.scratch_offset < 0) continue;
-      // The chunk may be combined only once this step's sends of it have completed.
+      // The output piece may be written only once this step's sends that read it have completed.
       for (Transfer& transfer : sends)
-        if (transfer.request && transfer.piece.overlaps(receive.piece)) {
+        if (transfer.request && transfer.source == output && transfer.piece.overlaps(receive.piece)) {
           transfer.request->wait(Clock::now() + options.timeout, "send");
           transfer.request.reset();
         }
-      std::byte* target = buffer + bytes(receive.piece.first);
+      std::byte* target = output + bytes(first);
       const std::byte* incoming = scratch_.data() + receive.scratch_offset;
-      if (receive.kind == OpKind::recv_reduce)
-        reduce_into(target, incoming, static_cast<std::size_t>(receive.piece.count), type, op);
-      else
+      const auto elements = static_cast<std::size_t>(receive.piece.count);
+      if (receive.kind == OpKind::recv) {
         std::memcpy(target, incoming, bytes(receive.piece.count));
+      } else if (!in_output.touches(first, last)) {
+        reduce_to(target, input + bytes(first), incoming, elements, type, op);
+      } else {
+        complete_in_output(first, last);  // an earlier receive of this step wrote part of it
+        reduce_into(target, incoming, elements, type, op);
+      }
+      in_output.add(first, last);
     }
+    for (const Transfer& receive : receives) in_output.add(receive.piece.first, receive.piece.first + receive.piece.count);
     for (Transfer& transfer : sends)
       if (transfer.request) transfer.request->wait(Clock::now() + options.timeout, "send");
   }
+  complete_in_output(0, count);
 
   if (op == ReduceOp::avg && (plan.collective == Collective::allreduce || plan.collective == Collective::reduce_scatter)) {
     ElementRange result{0, count};
@@ -224,7 +273,7 @@ void Executor::run(const RankPlan& plan, Communicator& comm, const void* send, v
       const ChunkRange block = block_of(plan.rank, plan.nranks, plan.nchunks);
       result = {chunk_start(block.begin, count, plan.nchunks), chunk_start(block.end, count, plan.nchunks)};
     }
-    divide_elements(buffer + bytes(result.first), static_cast<std::size_t>(result.size()), type, plan.nranks);
+    divide_elements(output + bytes(result.first), static_cast<std::size_t>(result.size()), type, plan.nranks);
   }
 }
 

@@ -48,7 +48,9 @@ std::size_t checked_byte_count(std::int64_t count, DataType type);
 
 // Makes every rank agree on `description` (rank 0's is the reference); throws CommunicationError
 // on every rank, naming the first differing rank and both descriptions, when they differ.
-void check_ranks_agree(Communicator& comm, std::string_view description, std::chrono::milliseconds timeout);
+// `subject` names what is compared in the message ("ranks disagree on <subject>: ...").
+void check_ranks_agree(Communicator& comm, std::string_view description, std::chrono::milliseconds timeout,
+                       std::string_view subject = "the collective call");
 
 // Scratch space reused across calls.
 class Executor {

@@ -29,6 +29,23 @@ TEST_P(AllreduceMpi, BitExactForEveryTypeOpCountAndPlacement) {
         }
 }
 
+// The same algorithms over plain MPI messages (RINGLAB_SHM_DISABLE=1, or ranks on other hosts):
+// float32 and float16 sums, every count, both placements, receives landing in scratch.
+TEST(AllreduceMpiMessages, BitExactOverMpiMessagesOnly) {
+  MpiCommunicator comm(MPI_COMM_WORLD, MpiTransport::messages);
+  ASSERT_FALSE(comm.uses_shared_memory());
+  for (const Implementation& implementation : implementations(comm.size(), false))
+    for (DataType type : {DataType::float32, DataType::float16})
+      for (std::int64_t count : test_counts(comm.size()))
+        for (bool in_place : {false, true}) {
+          const CaseResult result = run_allreduce_case(comm, implementation, type, ReduceOp::sum, count, in_place,
+                                                       in_place ? 0 : 65536 + 24);
+          EXPECT_EQ(result.wrong, 0) << implementation.label << " rank " << comm.rank() << " " << name_of(type)
+                                     << " count " << count << (in_place ? " in-place" : " out-of-place");
+          EXPECT_EQ(result.guard_damaged, 0) << implementation.label << " rank " << comm.rank();
+        }
+}
+
 TEST(AllreduceMpiBadInput, RanksThatDisagreeFailTogetherNamingBothValues) {
   MpiCommunicator& comm = world_communicator();
   if (comm.size() < 2) GTEST_SKIP() << "needs at least 2 ranks";

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <span>
 #include <string>
@@ -27,8 +28,12 @@ std::byte pattern(int src, int tag, std::size_t i) {
   return static_cast<std::byte>((src * 31 + tag * 7 + static_cast<int>(i % 251)) & 0xff);
 }
 
-TEST(MpiCommunicator, Basics) {
-  MpiCommunicator comm;
+// Every test runs on both transports: shared memory between ranks of a host (the default) and
+// plain MPI messages.
+class MpiCommunicatorTest : public ::testing::TestWithParam<MpiTransport> {};
+
+TEST_P(MpiCommunicatorTest, Basics) {
+  MpiCommunicator comm(MPI_COMM_WORLD, GetParam());
   int world_size = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &world_size);
   EXPECT_EQ(comm.size(), world_size);
@@ -42,8 +47,8 @@ TEST(MpiCommunicator, Basics) {
   comm.barrier(in(30s));
 }
 
-TEST(MpiCommunicator, RejectsBadArguments) {
-  MpiCommunicator comm;
+TEST_P(MpiCommunicatorTest, RejectsBadArguments) {
+  MpiCommunicator comm(MPI_COMM_WORLD, GetParam());
   std::vector<std::byte> buffer(4);
   EXPECT_THROW(comm.post_send(buffer, comm.rank(), 0), std::invalid_argument);
   EXPECT_THROW(comm.post_recv(buffer, comm.size(), 0), std::invalid_argument);
@@ -58,8 +63,8 @@ TEST(MpiCommunicator, RejectsBadArguments) {
   EXPECT_THROW(comm.set_allreduce_piece_elements(0), std::invalid_argument);
 }
 
-TEST(MpiCommunicator, RingExchange) {
-  MpiCommunicator comm;
+TEST_P(MpiCommunicatorTest, RingExchange) {
+  MpiCommunicator comm(MPI_COMM_WORLD, GetParam());
   if (comm.size() < 2) GTEST_SKIP() << "needs 2 ranks";
   const int next = (comm.rank() + 1) % comm.size();
   const int prev = (comm.rank() - 1 + comm.size()) % comm.size();
@@ -173,14 +178,14 @@ void check_allreduce(MpiCommunicator& comm, std::size_t count, bool in_place,
   }
 }
 
-TEST(MpiCommunicator, NativeAllreduceEveryTypeAndOp) {
-  MpiCommunicator comm;
+TEST_P(MpiCommunicatorTest, NativeAllreduceEveryTypeAndOp) {
+  MpiCommunicator comm(MPI_COMM_WORLD, GetParam());
   check_allreduce(comm, 1000, false);
   check_allreduce(comm, 1000, true);
 }
 
-TEST(MpiCommunicator, NativeAllreduceInPieces) {
-  MpiCommunicator comm;
+TEST_P(MpiCommunicatorTest, NativeAllreduceInPieces) {
+  MpiCommunicator comm(MPI_COMM_WORLD, GetParam());
   comm.set_allreduce_piece_elements(300);  // 300 + 300 + 300 + 100
   // One built-in and one user-defined MPI_Op type: each call is slow on oversubscribed cores.
   const DataType types[] = {DataType::int64, DataType::float16};
@@ -220,8 +225,8 @@ void check_size_mismatch(MpiCommunicator& comm, std::size_t sent, std::size_t po
   comm.barrier(in(30s));
 }
 
-TEST(MpiCommunicator, SizeMismatchRaisesOnReceiver) {
-  MpiCommunicator comm;
+TEST_P(MpiCommunicatorTest, SizeMismatchRaisesOnReceiver) {
+  MpiCommunicator comm(MPI_COMM_WORLD, GetParam());
   if (comm.size() < 2) GTEST_SKIP() << "needs 2 ranks";
   check_size_mismatch(comm, 128, 64, 3);               // eager, truncated
   check_size_mismatch(comm, 64, 128, 4);               // eager, short
@@ -234,8 +239,8 @@ TEST(MpiCommunicator, SizeMismatchRaisesOnReceiver) {
   comm.barrier(in(30s));
 }
 
-TEST(MpiCommunicator, UnmatchedReceiveTimesOutAndCancels) {
-  MpiCommunicator comm;
+TEST_P(MpiCommunicatorTest, UnmatchedReceiveTimesOutAndCancels) {
+  MpiCommunicator comm(MPI_COMM_WORLD, GetParam());
   if (comm.size() < 2) GTEST_SKIP() << "needs 2 ranks";
   if (comm.rank() == 0) {
     std::vector<std::byte> buffer(64);
@@ -266,6 +271,100 @@ TEST(MpiCommunicator, UnmatchedReceiveTimesOutAndCancels) {
   }
   comm.barrier(in(30s));
 }
+
+// Ranks posted in a different order than the messages were sent: the message nobody waits for
+// yet must not block the one a receive waits on (it is buffered), and both arrive intact.
+TEST_P(MpiCommunicatorTest, MessagesOvertakeAcrossTags) {
+  MpiCommunicator comm(MPI_COMM_WORLD, GetParam());
+  if (comm.size() < 2) GTEST_SKIP() << "needs 2 ranks";
+  const std::size_t first_bytes = 3 << 20;  // larger than all shared-memory slots of a pair
+  const std::size_t second_bytes = 1000;
+  if (comm.rank() == 0) {
+    std::vector<std::byte> first(first_bytes);
+    std::vector<std::byte> second(second_bytes);
+    for (std::size_t i = 0; i < first_bytes; ++i) first[i] = pattern(0, 21, i);
+    for (std::size_t i = 0; i < second_bytes; ++i) second[i] = pattern(0, 22, i);
+    RequestPtr send_first = comm.post_send(first, 1, 21);
+    RequestPtr send_second = comm.post_send(second, 1, 22);
+    send_first->wait(in(30s), "first send");
+    send_second->wait(in(30s), "second send");
+  } else if (comm.rank() == 1) {
+    std::vector<std::byte> second(second_bytes);
+    comm.post_recv(second, 0, 22)->wait(in(30s), "second receive");
+    std::vector<std::byte> first(first_bytes);
+    comm.post_recv(first, 0, 21)->wait(in(30s), "first receive");
+    for (std::size_t i = 0; i < second_bytes; ++i) ASSERT_EQ(second[i], pattern(0, 22, i)) << "byte " << i;
+    for (std::size_t i = 0; i < first_bytes; ++i) ASSERT_EQ(first[i], pattern(0, 21, i)) << "byte " << i;
+  }
+  comm.barrier(in(30s));
+}
+
+// post_recv_reduce combines as data arrives, into the target, from a separate left operand or
+// in place; only offered where the transport reads incoming data in place.
+TEST_P(MpiCommunicatorTest, ReceiveAndReduce) {
+  MpiCommunicator comm(MPI_COMM_WORLD, GetParam());
+  if (comm.size() < 2) GTEST_SKIP() << "needs 2 ranks";
+  const int next = (comm.rank() + 1) % comm.size();
+  const int prev = (comm.rank() - 1 + comm.size()) % comm.size();
+  EXPECT_EQ(comm.can_reduce_on_receive(prev), comm.uses_shared_memory());
+  if (!comm.can_reduce_on_receive(prev)) {
+    std::vector<std::byte> target(8);
+    EXPECT_THROW(comm.post_recv_reduce(target, target.data(), prev, 30, DataType::float32, ReduceOp::sum),
+                 std::logic_error);
+    comm.barrier(in(30s));
+    return;
+  }
+  const std::size_t count = (1 << 20) + 3;  // several slots, and a ragged end
+  std::vector<float> outgoing(count);
+  std::vector<float> base(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    outgoing[i] = static_cast<float>(static_cast<int>(i % 13) + comm.rank());
+    base[i] = static_cast<float>(i % 7);
+  }
+  std::vector<float> target(count, -1.0f);
+  std::vector<float> in_place = base;
+  RequestPtr out_of_place_recv = comm.post_recv_reduce(std::as_writable_bytes(std::span(target)),
+                                                       reinterpret_cast<const std::byte*>(base.data()), prev, 30,
+                                                       DataType::float32, ReduceOp::sum);
+  RequestPtr in_place_recv = comm.post_recv_reduce(std::as_writable_bytes(std::span(in_place)),
+                                                   reinterpret_cast<const std::byte*>(in_place.data()), prev, 31,
+                                                   DataType::float32, ReduceOp::max);
+  RequestPtr send_sum = comm.post_send(std::as_bytes(std::span(outgoing)), next, 30);
+  RequestPtr send_max = comm.post_send(std::as_bytes(std::span(outgoing)), next, 31);
+  for (RequestPtr* request : {&out_of_place_recv, &in_place_recv, &send_sum, &send_max})
+    (*request)->wait(in(30s), "reduce exchange");
+  for (std::size_t i = 0; i < count; ++i) {
+    const auto incoming = static_cast<float>(static_cast<int>(i % 13) + prev);
+    ASSERT_EQ(target[i], base[i] + incoming) << "element " << i;
+    ASSERT_EQ(in_place[i], std::max(base[i], incoming)) << "element " << i;
+  }
+  comm.barrier(in(30s));
+}
+
+TEST_P(MpiCommunicatorTest, DescribesItsTransport) {
+  MpiCommunicator comm(MPI_COMM_WORLD, GetParam());
+  const std::string description = comm.transport_description();
+  if (GetParam() == MpiTransport::messages) {
+    EXPECT_FALSE(comm.uses_shared_memory());
+    EXPECT_EQ(description, "MPI point-to-point (asked for)");
+  } else if (comm.size() == 1) {
+    EXPECT_EQ(description, "MPI point-to-point (no other rank on this host)");
+  } else if (const char* disable = std::getenv("RINGLAB_SHM_DISABLE"); disable != nullptr && std::string(disable) != "0") {
+    EXPECT_EQ(description, "MPI point-to-point (disabled by RINGLAB_SHM_DISABLE)");
+  } else if (comm.uses_shared_memory()) {
+    EXPECT_EQ(description.rfind("shared memory between the ", 0), 0U) << description;
+  } else {
+    // A host without a usable /dev/shm: the reason must be given.
+    EXPECT_EQ(description.rfind("MPI point-to-point (", 0), 0U) << description;
+    std::fprintf(stderr, "note: rank %d runs without shared memory: %s\n", comm.rank(), description.c_str());
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Transports, MpiCommunicatorTest,
+                         ::testing::Values(MpiTransport::automatic, MpiTransport::messages),
+                         [](const ::testing::TestParamInfo<MpiTransport>& param_info) {
+                           return param_info.param == MpiTransport::automatic ? "shared_memory" : "messages";
+                         });
 
 }  // namespace
 }  // namespace ringlab

@@ -35,6 +35,7 @@ void print_header(std::FILE* out, const RunDescription& run, const BenchOptions&
              run.machine.cores, static_cast<double>(run.machine.memory_bytes) / (1 << 30), run.machine.os);
   fmt::print(out, "# backend {} | {} ranks | MPI: {} | memcpy {:.2f} GB/s (this run)\n", run.backend, run.nranks,
              run.machine.mpi_library.value_or("none"), run.machine.memcpy_gbps);
+  fmt::print(out, "# transport {}\n", run.transport);
   fmt::print(out, "# sizes {}..{} B | type {} | op {} | iters {} warmup {} | check {} | average {} | segment {} B\n",
              options.min_bytes, options.max_bytes, name_of(options.type), name_of(options.op), options.iterations,
              options.warmup_iterations, options.check ? 1 : 0, name_of(options.average), options.segment_bytes);
@@ -105,6 +106,7 @@ nlohmann::json make_report(const RunDescription& run, const BenchOptions& option
           {"machine", to_json(run.machine)},
           {"config",
            {{"backend", run.backend},
+            {"transport", run.transport},
             {"nranks", run.nranks},
             {"datatype", name_of(options.type)},
             {"op", name_of(options.op)},

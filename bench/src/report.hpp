@@ -18,6 +18,7 @@ inline constexpr const char* bench_schema = "ringlab.bench/1";
 struct RunDescription {
   std::string command;
   std::string backend;
+  std::string transport;  // how messages travel, e.g. "shared memory between the 2 ranks of this host (...)"
   int nranks = 1;
   MachineInfo machine;
   std::vector<std::string> notes;

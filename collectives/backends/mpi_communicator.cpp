@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 #include <utility>
 
@@ -47,8 +48,10 @@ enum class Kind { send, recv, barrier };
 
 class MpiRequest final : public Request {
  public:
-  MpiRequest(Kind kind, int rank, int peer, int tag, std::size_t bytes)
-      : kind_(kind), rank_(rank), peer_(peer), tag_(tag), bytes_(bytes) {}
+  // `shm`, when given, is progressed while this request waits, so that shared-memory transfers
+  // other ranks depend on keep moving while this rank waits on MPI.
+  MpiRequest(Kind kind, int rank, int peer, int tag, std::size_t bytes, ShmTransport* shm)
+      : kind_(kind), rank_(rank), peer_(peer), tag_(tag), bytes_(bytes), shm_(shm) {}
   MpiRequest(const MpiRequest&) = delete;
   MpiRequest& operator=(const MpiRequest&) = delete;
 
@@ -98,6 +101,7 @@ class MpiRequest final : public Request {
   bool poll(std::string_view what) {
     if (!error_.empty()) throw CommunicationError(error_);
     if (complete_) return true;
+    if (shm_ != nullptr) shm_->progress();
     int flag = 0;
     MPI_Status status;
     const int code = MPI_Test(&request_, &flag, &status);
@@ -131,6 +135,7 @@ class MpiRequest final : public Request {
   int peer_;
   int tag_;
   std::size_t bytes_;
+  ShmTransport* shm_;
   MPI_Request request_ = MPI_REQUEST_NULL;
   bool complete_ = false;
   std::string error_;  // set once the request failed
@@ -275,13 +280,27 @@ MPI_Op MpiHalfPrecisionOps::get(DataType type, ReduceOp op) const {
   throw std::invalid_argument("mpi backend: unknown reduction");
 }
 
-MpiCommunicator::MpiCommunicator(MPI_Comm base) : world_errors_(), comm_(base) {
+MpiCommunicator::MpiCommunicator(MPI_Comm base, MpiTransport transport) : world_errors_(), comm_(base) {
   MPI_Comm_rank(comm_.get(), &rank_);
   MPI_Comm_size(comm_.get(), &size_);
   int* tag_ub = nullptr;
   int found = 0;
   MPI_Comm_get_attr(comm_.get(), MPI_TAG_UB, &tag_ub, &found);
   if (found != 0 && tag_ub != nullptr) tag_ub_ = *tag_ub;
+  const char* disable = std::getenv("RINGLAB_SHM_DISABLE");
+  const bool wanted = transport == MpiTransport::automatic &&
+                      (disable == nullptr || std::string_view(disable).empty() || std::string_view(disable) == "0");
+  std::string why_not;
+  shm_memory_ = MpiNodeSharedMemory::create(comm_.get(), wanted, why_not);
+  if (shm_memory_) {
+    shm_ = std::make_unique<ShmTransport>(rank_, shm_memory_->inbound(), shm_memory_->outbound(), "mpi backend");
+    transport_description_ = fmt::format(
+        "shared memory between the {} ranks of this host ({} slots of {} KiB per pair){}", shm_memory_->ranks_on_host(),
+        shm_memory_->slots(), shm_memory_->slot_bytes() >> 10, shm_memory_->ranks_on_host() < size_ ? ", MPI between hosts" : "");
+  } else {
+    transport_description_ = fmt::format("MPI point-to-point ({})",
+                                         transport == MpiTransport::messages ? "asked for" : why_not);
+  }
 }
 
 void MpiCommunicator::check_transfer(std::size_t bytes, int peer, int tag, std::string_view operation) const {
@@ -306,7 +325,8 @@ void MpiCommunicator::check_transfer(std::size_t bytes, int peer, int tag, std::
 
 RequestPtr MpiCommunicator::post_send(std::span<const std::byte> data, int peer, int tag) {
   check_transfer(data.size(), peer, tag, "post_send");
-  auto request = std::make_unique<MpiRequest>(Kind::send, rank_, peer, tag, data.size());
+  if (shm_ && shm_->reaches(peer)) return shm_->post_send(data, peer, tag);
+  auto request = std::make_unique<MpiRequest>(Kind::send, rank_, peer, tag, data.size(), shm_.get());
   check(MPI_Isend(data.data(), static_cast<int>(data.size()), MPI_BYTE, peer, tag, comm_.get(), request->handle()),
         "MPI_Isend", rank_, fmt::format("{} bytes to rank {}, tag {}", data.size(), peer, tag));
   return request;
@@ -314,14 +334,22 @@ RequestPtr MpiCommunicator::post_send(std::span<const std::byte> data, int peer,
 
 RequestPtr MpiCommunicator::post_recv(std::span<std::byte> data, int peer, int tag) {
   check_transfer(data.size(), peer, tag, "post_recv");
-  auto request = std::make_unique<MpiRequest>(Kind::recv, rank_, peer, tag, data.size());
+  if (shm_ && shm_->reaches(peer)) return shm_->post_recv(data, peer, tag);
+  auto request = std::make_unique<MpiRequest>(Kind::recv, rank_, peer, tag, data.size(), shm_.get());
   check(MPI_Irecv(data.data(), static_cast<int>(data.size()), MPI_BYTE, peer, tag, comm_.get(), request->handle()),
         "MPI_Irecv", rank_, fmt::format("{} bytes from rank {}, tag {}", data.size(), peer, tag));
   return request;
 }
 
+RequestPtr MpiCommunicator::post_recv_reduce(std::span<std::byte> target, const std::byte* base, int peer, int tag,
+                                             DataType type, ReduceOp op) {
+  check_transfer(target.size(), peer, tag, "post_recv_reduce");
+  if (!can_reduce_on_receive(peer)) return Communicator::post_recv_reduce(target, base, peer, tag, type, op);
+  return shm_->post_recv_reduce(target, base, peer, tag, type, op);
+}
+
 void MpiCommunicator::barrier(Clock::time_point deadline) {
-  MpiRequest request(Kind::barrier, rank_, -1, -1, 0);
+  MpiRequest request(Kind::barrier, rank_, -1, -1, 0, shm_.get());
   check(MPI_Ibarrier(comm_.get(), request.handle()), "MPI_Ibarrier", rank_, "barrier");
   request.wait(deadline, "barrier");
 }

@@ -1,7 +1,9 @@
-// The `mpi` backend: one rank per MPI process, point-to-point transfers as MPI_Isend/MPI_Irecv
-// of MPI_BYTE on a private duplicate of MPI_COMM_WORLD, and MPI_Allreduce as the native
-// all-reduce baseline. Waits poll MPI_Test and yield the CPU in between, so that oversubscribed
-// jobs (more ranks than cores) still make progress.
+// The `mpi` backend: one rank per MPI process. Point-to-point transfers between ranks of one
+// host go through shared-memory channels (ShmTransport over MpiNodeSharedMemory), as NCCL does
+// inside a node; transfers to other hosts, or all of them when RINGLAB_SHM_DISABLE=1 is set or
+// MpiTransport::messages is asked for, are MPI_Isend/MPI_Irecv of MPI_BYTE on a private
+// duplicate of MPI_COMM_WORLD. MPI_Allreduce is the native all-reduce baseline. Waits poll and
+// yield the CPU in between, so that oversubscribed jobs (more ranks than cores) still progress.
 #pragma once
 
 #include <mpi.h>
@@ -13,6 +15,8 @@
 #include <string_view>
 
 #include "communicator.hpp"
+#include "mpi_shared_memory.hpp"
+#include "shm_transport.hpp"
 
 namespace ringlab {
 
@@ -79,10 +83,14 @@ class MpiHalfPrecisionOps {
   std::array<MPI_Op, 8> ops_;
 };
 
+// automatic: shared memory between ranks of a host unless the environment variable
+// RINGLAB_SHM_DISABLE is set to a non-zero value; messages: MPI point-to-point only.
+enum class MpiTransport { automatic, messages };
+
 class MpiCommunicator final : public Communicator {
  public:
   // Requires an initialised MPI (see MpiEnvironment). Collective over `base`.
-  explicit MpiCommunicator(MPI_Comm base = MPI_COMM_WORLD);
+  explicit MpiCommunicator(MPI_Comm base = MPI_COMM_WORLD, MpiTransport transport = MpiTransport::automatic);
 
   int rank() const override { return rank_; }
   int size() const override { return size_; }
@@ -92,6 +100,14 @@ class MpiCommunicator final : public Communicator {
   RequestPtr post_send(std::span<const std::byte> data, int peer, int tag) override;
   RequestPtr post_recv(std::span<std::byte> data, int peer, int tag) override;
   void barrier(Clock::time_point deadline) override;
+
+  bool can_reduce_on_receive(int peer) const override { return shm_ && shm_->reaches(peer); }
+  RequestPtr post_recv_reduce(std::span<std::byte> target, const std::byte* base, int peer, int tag, DataType type,
+                              ReduceOp op) override;
+  // "shared memory between the K ranks of each host (S slots of B KiB per pair), MPI between
+  // hosts" or "MPI point-to-point (reason)".
+  std::string transport_description() const override { return transport_description_; }
+  bool uses_shared_memory() const { return shm_ != nullptr; }
 
   // MPI_Allreduce (MPI_IN_PLACE when send == recv), in pieces when count exceeds the piece size.
   void native_allreduce(const void* send, void* recv, std::size_t count, DataType type, ReduceOp op) override;
@@ -115,6 +131,10 @@ class MpiCommunicator final : public Communicator {
   int size_ = 0;
   int tag_ub_ = 32767;
   std::size_t piece_elements_ = INT_MAX / 2;
+  // The transport is destroyed before the memory its channels live in.
+  std::unique_ptr<MpiNodeSharedMemory> shm_memory_;
+  std::unique_ptr<ShmTransport> shm_;
+  std::string transport_description_;
 };
 
 }  // namespace ringlab

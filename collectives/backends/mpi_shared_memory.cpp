@@ -1,0 +1,207 @@
+#include "mpi_shared_memory.hpp"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <cstdlib>
+#include <random>
+#include <stdexcept>
+
+namespace ringlab {
+
+namespace {
+
+// Per-rank budget for the channels into it: a few slots per peer are enough to keep a copy and
+// the matching read overlapped; slots small enough to stay in cache between the two.
+constexpr std::size_t inbound_budget_bytes = std::size_t{8} << 20;
+constexpr std::size_t max_slots = 8;
+constexpr std::size_t min_slots = 2;
+constexpr std::size_t name_bytes = 64;
+
+std::size_t slot_bytes_for(int ranks_on_host) { return ranks_on_host <= 16 ? std::size_t{128} << 10 : std::size_t{32} << 10; }
+
+std::size_t slots_for(int ranks_on_host, std::size_t slot_bytes) {
+  const std::size_t per_peer = inbound_budget_bytes / (static_cast<std::size_t>(ranks_on_host - 1) * slot_bytes);
+  return std::clamp(per_peer, min_slots, max_slots);
+}
+
+// Position of the channel from `sender` inside `receiver`'s segment (local indices).
+std::size_t channel_index(int sender, int receiver) {
+  return static_cast<std::size_t>(sender < receiver ? sender : sender - 1);
+}
+
+// A positive integer from the environment, or `fallback` when unset; a malformed value is an
+// error naming the variable.
+std::size_t size_from_environment(const char* variable, std::size_t fallback, std::size_t multiple_of) {
+  const char* text = std::getenv(variable);
+  if (text == nullptr || *text == '\0') return fallback;
+  char* end = nullptr;
+  const unsigned long long value = std::strtoull(text, &end, 10);
+  if (*end != '\0' || value == 0 || value > (std::size_t{1} << 30) || value % multiple_of != 0)
+    throw std::invalid_argument(fmt::format("{}={} is not a positive multiple of {} up to 2^30; unset it or fix it",
+                                            variable, text, multiple_of));
+  return static_cast<std::size_t>(value);
+}
+
+std::string segment_name(int local_rank) {
+  std::random_device entropy;
+  const std::uint64_t nonce = (std::uint64_t{entropy()} << 32) ^ entropy();
+  return fmt::format("/ringlab-{}-{}-{:016x}", getpid(), local_rank, nonce);
+}
+
+// Maps `bytes` of the named segment; on failure returns nullptr and sets `error`.
+void* map_segment(const std::string& name, std::size_t bytes, bool create, std::string& error) {
+  const int fd = create ? shm_open(name.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600) : shm_open(name.c_str(), O_RDWR, 0);
+  if (fd < 0) {
+    error = fmt::format("shm_open({}) failed: {}", name, std::strerror(errno));
+    return nullptr;
+  }
+  if (create) {
+    if (const int code = posix_fallocate(fd, 0, static_cast<off_t>(bytes)); code != 0) {
+      error = fmt::format("reserving {} bytes of shared memory for {} failed: {} (is /dev/shm full or small?)", bytes,
+                          name, std::strerror(code));
+      close(fd);
+      return nullptr;
+    }
+  }
+  void* address = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  close(fd);
+  if (address == MAP_FAILED) {
+    error = fmt::format("mmap of {} bytes of {} failed: {}", bytes, name, std::strerror(errno));
+    return nullptr;
+  }
+  return address;
+}
+
+// True when every rank of `node` succeeded; otherwise why_not explains (this rank's error first).
+bool all_succeeded(MPI_Comm node, const std::string& error, std::string& why_not) {
+  int ok = error.empty() ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, node);
+  if (ok != 0) return true;
+  why_not = error.empty() ? "another rank of this host could not set up shared memory" : error;
+  return false;
+}
+
+class NodeComm {
+ public:
+  NodeComm() = default;
+  ~NodeComm() {
+    if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
+  }
+  NodeComm(const NodeComm&) = delete;
+  NodeComm& operator=(const NodeComm&) = delete;
+  MPI_Comm comm = MPI_COMM_NULL;
+};
+
+}  // namespace
+
+std::unique_ptr<MpiNodeSharedMemory> MpiNodeSharedMemory::create(MPI_Comm comm, bool wanted, std::string& why_not) {
+  int rank = 0;
+  int size = 0;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  NodeComm node;
+  if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node.comm) != MPI_SUCCESS) {
+    why_not = "MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) failed";
+    return nullptr;
+  }
+  int ranks_on_host = 0;
+  int me = 0;
+  MPI_Comm_size(node.comm, &ranks_on_host);
+  MPI_Comm_rank(node.comm, &me);
+  int everyone_wants = wanted ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &everyone_wants, 1, MPI_INT, MPI_MIN, node.comm);
+  if (ranks_on_host < 2) {
+    why_not = "no other rank on this host";
+    return nullptr;
+  }
+  if (everyone_wants == 0) {
+    why_not = "disabled by RINGLAB_SHM_DISABLE";
+    return nullptr;
+  }
+  std::vector<int> members(static_cast<std::size_t>(ranks_on_host));
+  MPI_Allgather(&rank, 1, MPI_INT, members.data(), 1, MPI_INT, node.comm);
+
+  std::unique_ptr<MpiNodeSharedMemory> memory(new MpiNodeSharedMemory());
+  memory->ranks_on_host_ = ranks_on_host;
+  // Tuning knobs, like NCCL_BUFFSIZE; the host's first rank decides so all ranks lay out alike.
+  std::array<std::uint64_t, 2> layout{};
+  std::string layout_error;
+  try {
+    layout[1] = size_from_environment("RINGLAB_SHM_SLOT_BYTES", slot_bytes_for(ranks_on_host), ShmChannel::alignment);
+    layout[0] = size_from_environment("RINGLAB_SHM_SLOTS", slots_for(ranks_on_host, layout[1]), 1);
+  } catch (const std::invalid_argument& error) {
+    layout_error = error.what();
+  }
+  if (!all_succeeded(node.comm, layout_error, why_not)) return nullptr;
+  MPI_Bcast(layout.data(), 2, MPI_UINT64_T, 0, node.comm);
+  memory->slots_ = layout[0];
+  memory->slot_bytes_ = layout[1];
+  const std::size_t channel_bytes = ShmChannel::footprint(memory->slots_, memory->slot_bytes_);
+  const std::size_t segment_bytes = static_cast<std::size_t>(ranks_on_host - 1) * channel_bytes;
+  memory->mappings_.resize(static_cast<std::size_t>(ranks_on_host));
+
+  const std::string own_name = segment_name(me);
+  std::string error;
+  void* own = map_segment(own_name, segment_bytes, /*create=*/true, error);
+  if (own != nullptr) memory->mappings_[static_cast<std::size_t>(me)] = {own, segment_bytes};
+  else shm_unlink(own_name.c_str());  // created but not reserved or mapped
+  if (!all_succeeded(node.comm, error, why_not)) {
+    if (own != nullptr) shm_unlink(own_name.c_str());
+    return nullptr;
+  }
+
+  std::array<char, name_bytes> own_name_buffer{};
+  std::copy_n(own_name.begin(), std::min(own_name.size(), name_bytes - 1), own_name_buffer.begin());
+  std::vector<char> names(name_bytes * static_cast<std::size_t>(ranks_on_host));
+  MPI_Allgather(own_name_buffer.data(), static_cast<int>(name_bytes), MPI_CHAR, names.data(),
+                static_cast<int>(name_bytes), MPI_CHAR, node.comm);
+  for (int peer = 0; peer < ranks_on_host && error.empty(); ++peer) {
+    if (peer == me) continue;
+    const std::string peer_name(&names[name_bytes * static_cast<std::size_t>(peer)]);
+    if (void* address = map_segment(peer_name, segment_bytes, /*create=*/false, error))
+      memory->mappings_[static_cast<std::size_t>(peer)] = {address, segment_bytes};
+  }
+  const bool mapped = all_succeeded(node.comm, error, why_not);
+  shm_unlink(own_name.c_str());  // every rank has mapped it (or given up): the name is no longer needed
+  if (!mapped) return nullptr;
+
+  memory->inbound_.resize(static_cast<std::size_t>(size));
+  memory->outbound_.resize(static_cast<std::size_t>(size));
+  auto* own_base = static_cast<std::byte*>(own);
+  for (int peer = 0; peer < ranks_on_host; ++peer) {
+    if (peer == me) continue;
+    const auto peer_rank = static_cast<std::size_t>(members[static_cast<std::size_t>(peer)]);
+    auto* peer_base = static_cast<std::byte*>(memory->mappings_[static_cast<std::size_t>(peer)].address);
+    memory->inbound_[peer_rank] = std::make_unique<ShmChannel>(own_base + channel_index(peer, me) * channel_bytes,
+                                                               memory->slots_, memory->slot_bytes_);
+    memory->outbound_[peer_rank] = std::make_unique<ShmChannel>(peer_base + channel_index(me, peer) * channel_bytes,
+                                                                memory->slots_, memory->slot_bytes_);
+  }
+  return memory;
+}
+
+MpiNodeSharedMemory::~MpiNodeSharedMemory() {
+  for (const Mapping& mapping : mappings_)
+    if (mapping.address != nullptr) munmap(mapping.address, mapping.bytes);
+}
+
+std::vector<ShmChannel*> MpiNodeSharedMemory::inbound() const {
+  std::vector<ShmChannel*> channels;
+  for (const auto& channel : inbound_) channels.push_back(channel.get());
+  return channels;
+}
+
+std::vector<ShmChannel*> MpiNodeSharedMemory::outbound() const {
+  std::vector<ShmChannel*> channels;
+  for (const auto& channel : outbound_) channels.push_back(channel.get());
+  return channels;
+}
+
+}  // namespace ringlab
