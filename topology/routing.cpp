@@ -9,16 +9,6 @@
 
 namespace ringlab {
 
-namespace {
-
-struct PathCost {
-  int hops = 0;
-  double latency = 0;
-  auto operator<=>(const PathCost&) const = default;
-};
-
-}  // namespace
-
 Router::Router(const Topology& topology, std::size_t cache_entries)
     : topology_(topology),
       max_trees_(std::max<std::size_t>(1, cache_entries / std::max<std::size_t>(1, topology.num_nodes()))) {
@@ -39,42 +29,53 @@ Router::Router(const Topology& topology, std::size_t cache_entries)
               });
 }
 
-const std::vector<DirectedLinkId>& Router::tree_from(NodeId source) {
-  if (auto found = trees_.find(source); found != trees_.end()) return found->second;
+const Router::Tree& Router::tree_from(NodeId root) {
+  if (auto found = trees_.find(root); found != trees_.end()) return found->second;
   if (trees_.size() >= max_trees_) {
-    trees_.erase(cached_sources_.front());
-    cached_sources_.pop_front();
+    trees_.erase(cached_roots_.front());
+    cached_roots_.pop_front();
   }
-  const auto nodes = static_cast<std::size_t>(topology_.num_nodes());
-  std::vector<DirectedLinkId> entering(nodes, -1);
-  std::vector<PathCost> cost(nodes, PathCost{topology_.num_nodes() + 1, 0});
-  std::vector<bool> done(nodes, false);
-  using QueueEntry = std::tuple<int, double, NodeId>;  // hops, latency, node: a total order
+  Tree tree(static_cast<std::size_t>(topology_.num_nodes()));
+  std::vector<bool> settled(tree.size(), false);
+  using QueueEntry = std::tuple<std::int32_t, double, NodeId>;  // hops, latency, node: a total order
   std::priority_queue<QueueEntry, std::vector<QueueEntry>, std::greater<>> queue;
-  cost[static_cast<std::size_t>(source)] = {0, 0};
-  queue.emplace(0, 0.0, source);
+  tree[static_cast<std::size_t>(root)] = {-1, 0, 0.0};
+  queue.emplace(0, 0.0, root);
   while (!queue.empty()) {
     const NodeId node = std::get<2>(queue.top());
     queue.pop();
-    if (done[static_cast<std::size_t>(node)]) continue;
-    done[static_cast<std::size_t>(node)] = true;
-    if (node != source && topology_.rank_of(node) >= 0 && !topology_.endpoints_forward()) continue;
-    const PathCost here = cost[static_cast<std::size_t>(node)];
+    if (settled[static_cast<std::size_t>(node)]) continue;
+    settled[static_cast<std::size_t>(node)] = true;
+    if (node != root && topology_.rank_of(node) >= 0 && !topology_.endpoints_forward()) continue;
+    const TreeEntry here = tree[static_cast<std::size_t>(node)];
     for (std::size_t i = adjacency_start_[static_cast<std::size_t>(node)];
          i < adjacency_start_[static_cast<std::size_t>(node) + 1]; ++i) {
       const DirectedLink& link = topology_.directed_link(adjacency_[i]);
-      const auto next = static_cast<std::size_t>(link.to);
-      const PathCost candidate{here.hops + 1, here.latency + link.latency};
+      TreeEntry& next = tree[static_cast<std::size_t>(link.to)];
+      const std::pair offer(here.hops + 1, here.latency + link.latency);
       // Strictly better only: an equal offer comes from a node settled later, and the first stands.
-      if (candidate < cost[next]) {
-        cost[next] = candidate;
-        entering[next] = adjacency_[i];
-        queue.emplace(candidate.hops, candidate.latency, link.to);
+      if (next.hops < 0 || offer < std::pair(next.hops, next.latency)) {
+        next = {adjacency_[i], offer.first, offer.second};
+        queue.emplace(offer.first, offer.second, link.to);
       }
     }
   }
-  cached_sources_.push_back(source);
-  return trees_.emplace(source, std::move(entering)).first->second;
+  cached_roots_.push_back(root);
+  return trees_.emplace(root, std::move(tree)).first->second;
+}
+
+void Router::append_tree_path(const Tree& tree, NodeId root, NodeId destination, Route& route) const {
+  const std::size_t start = route.links.size();
+  for (NodeId node = destination; node != root;) {
+    const DirectedLinkId link = tree[static_cast<std::size_t>(node)].entering;
+    if (link < 0)
+      throw std::invalid_argument(fmt::format("topology '{}': no route from node {} ('{}') to node {} ('{}')",
+                                              topology_.name(), route.source, topology_.node(route.source).name,
+                                              destination, topology_.node(destination).name));
+    route.links.push_back(link);
+    node = topology_.directed_link(link).from;
+  }
+  std::reverse(route.links.begin() + static_cast<std::ptrdiff_t>(start), route.links.end());
 }
 
 Route Router::route_between_nodes(NodeId source, NodeId destination) {
@@ -85,17 +86,35 @@ Route Router::route_between_nodes(NodeId source, NodeId destination) {
   route.source = source;
   route.destination = destination;
   if (source == destination) return route;
-  const std::vector<DirectedLinkId>& entering = tree_from(source);
-  for (NodeId node = destination; node != source;) {
-    const DirectedLinkId link = entering[static_cast<std::size_t>(node)];
-    if (link < 0)
+  if (topology_.rank_of(source) < 0 || topology_.endpoints_forward()) {
+    append_tree_path(tree_from(source), source, destination, route);
+  } else {
+    // A non-relaying endpoint: pick the first hop whose tree reaches the destination cheapest.
+    DirectedLinkId best_first = -1;
+    std::pair<std::int32_t, double> best_cost;
+    for (std::size_t i = adjacency_start_[static_cast<std::size_t>(source)];
+         i < adjacency_start_[static_cast<std::size_t>(source) + 1]; ++i) {
+      const DirectedLink& first = topology_.directed_link(adjacency_[i]);
+      std::pair<std::int32_t, double> cost(1, first.latency);
+      if (first.to != destination) {
+        if (topology_.rank_of(first.to) >= 0) continue;  // another endpoint relays nothing
+        const TreeEntry& rest = tree_from(first.to)[static_cast<std::size_t>(destination)];
+        if (rest.hops < 0) continue;
+        cost = {1 + rest.hops, first.latency + rest.latency};
+      }
+      if (best_first < 0 || cost < best_cost) {
+        best_first = adjacency_[i];
+        best_cost = cost;
+      }
+    }
+    if (best_first < 0)
       throw std::invalid_argument(fmt::format("topology '{}': no route from node {} ('{}') to node {} ('{}')",
                                               topology_.name(), source, topology_.node(source).name, destination,
                                               topology_.node(destination).name));
-    route.links.push_back(link);
-    node = topology_.directed_link(link).from;
+    route.links.push_back(best_first);
+    const NodeId hop = topology_.directed_link(best_first).to;
+    if (hop != destination) append_tree_path(tree_from(hop), hop, destination, route);
   }
-  std::reverse(route.links.begin(), route.links.end());
   for (std::size_t i = 0; i < route.links.size(); ++i) {
     const DirectedLink& link = topology_.directed_link(route.links[i]);
     route.latency += link.latency;

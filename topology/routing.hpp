@@ -1,14 +1,21 @@
 // Deterministic shortest-path routes between endpoints of a Topology.
 //
-// A route minimises the hop count, then the summed latency. Ties are broken the same way every run:
-// nodes are settled in (hops, latency, node id) order and a node keeps the first offer it gets,
-// so with equal latencies it is entered from its lowest-numbered neighbour on a shortest path.
-// Interior nodes are switches unless the topology's endpoints forward. Routes are computed one source at a time (Dijkstra over the
-// pair (hops, latency), O(E log V)) and the per-source trees are cached up to a memory budget, so
-// a switch:4096 topology answers any route without an all-pairs table.
+// A route minimises the hop count, then the summed latency, and is the same every run:
+// - From a node that may relay (a switch, or any node when endpoints forward), routes follow a
+//   shortest-path tree: Dijkstra over (hops, latency) settles nodes in (hops, latency, node id)
+//   order and a node keeps the first offer it gets, so with equal latencies it is entered from
+//   its lowest-numbered neighbour on a shortest path.
+// - From an endpoint that does not relay, the first hop is the neighbour with the cheapest
+//   (hops, latency) to the destination, the lowest neighbour id on a tie, and the rest follows
+//   that neighbour's tree. All endpoints under one switch thus share its tree: switch:4096 needs
+//   one tree, not 4096.
+// Interior nodes are switches unless the topology's endpoints forward. Trees (O(V) memory each,
+// O(E log V) to build) are built on first use and cached up to a memory budget; there is no
+// all-pairs table.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <unordered_map>
 #include <vector>
@@ -31,8 +38,9 @@ struct Route {
 // (the cache); use one Router per thread.
 class Router {
  public:
-  // cache_entries bounds the cached trees: at most cache_entries / num_nodes trees (at least one).
-  explicit Router(const Topology& topology, std::size_t cache_entries = std::size_t{1} << 24);
+  // cache_entries bounds the cached trees: at most cache_entries / num_nodes trees (at least one;
+  // an entry is 16 bytes, so the default is 64 MiB).
+  explicit Router(const Topology& topology, std::size_t cache_entries = std::size_t{1} << 22);
 
   // Between ranks (endpoint indices). Throws std::out_of_range for a bad rank and
   // std::invalid_argument when no route exists (a topology that passed validate() has them all).
@@ -42,16 +50,22 @@ class Router {
   const Topology& topology() const { return topology_; }
 
  private:
-  const std::vector<DirectedLinkId>& tree_from(NodeId source);
+  struct TreeEntry {
+    DirectedLinkId entering = -1;  // the link into this node on its route from the root; -1 for none
+    std::int32_t hops = -1;        // -1: unreachable
+    double latency = 0;
+  };
+  using Tree = std::vector<TreeEntry>;
+  const Tree& tree_from(NodeId root);
+  void append_tree_path(const Tree& tree, NodeId root, NodeId destination, Route& route) const;
 
   const Topology& topology_;
   std::size_t max_trees_;
   // Outgoing directed links of each node, ordered by neighbour id (compressed rows).
   std::vector<std::size_t> adjacency_start_;
   std::vector<DirectedLinkId> adjacency_;
-  // Per cached source: the directed link entering each node on its route, -1 where none.
-  std::unordered_map<NodeId, std::vector<DirectedLinkId>> trees_;
-  std::deque<NodeId> cached_sources_;
+  std::unordered_map<NodeId, Tree> trees_;  // by root
+  std::deque<NodeId> cached_roots_;          // oldest first, for eviction
 };
 
 }  // namespace ringlab
