@@ -30,6 +30,7 @@ CommandRunner add_topology_command(CLI::App& app) {
                        ", each with optional ,key=value parameters (e.g. switch:8,bw=25e9,lat=1e-6; "
                        "docs/topology-format.md)")
       ->required();
+  show->footer(describe_presets());
   show->add_flag("--json", arguments->json, "Write the ringlab.topology/1 JSON document instead of a summary");
   show->add_flag("--routes", arguments->routes,
                  fmt::format("List every route (all pairs up to {} endpoints, else every route from rank 0)",

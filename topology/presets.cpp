@@ -165,6 +165,16 @@ std::string preset_usages() {
   return fmt::format("{}", fmt::join(usages, ", "));
 }
 
+std::string describe_presets() {
+  std::string text = "Presets (NAME[:SIZE][,key=value...]; bandwidths in bytes/s per direction, latencies in s):\n";
+  for (const PresetInfo& info : preset_catalog()) {
+    text += fmt::format("  {:<18} {}\n", info.usage, info.summary);
+    for (const PresetParameter& parameter : info.parameters)
+      text += fmt::format("      {:<16} {:<8} {}\n", parameter.key, parameter.default_value, parameter.meaning);
+  }
+  return text;
+}
+
 Topology make_preset_topology(std::string_view preset) {
   const std::string text = trim(preset);
   std::vector<std::string> pieces;

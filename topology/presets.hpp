@@ -33,6 +33,8 @@ struct PresetInfo {
 const std::vector<PresetInfo>& preset_catalog();
 // "fully-connected:N, switch:N, ..." for error messages.
 std::string preset_usages();
+// One paragraph per preset: usage, summary, and each parameter with its default (for --help).
+std::string describe_presets();
 
 // Builds and validates the topology the string names; its name() is the string. Throws
 // std::invalid_argument naming the preset and the parameter that is wrong, or listing the valid
