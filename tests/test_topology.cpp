@@ -229,6 +229,9 @@ TEST(TopologyRoutes, ThousandsOfRanksAnswerQuickly) {
   const Topology cluster = make_preset_topology("nvswitch:8,nodes=512");
   Router cluster_router(cluster);
   for (int rank = 0; rank < 4096; rank += 7) EXPECT_EQ(cluster_router.route(rank, 4095 - rank).source, rank);
+  const Topology mesh = make_preset_topology("fully-connected:1024");
+  Router mesh_router(mesh);
+  for (int rank = 0; rank < 1024; ++rank) ASSERT_EQ(mesh_router.route(rank, (rank + 512) % 1024).hops(), 1);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_LT(seconds, 5.0);
 }

@@ -86,7 +86,16 @@ Route Router::route_between_nodes(NodeId source, NodeId destination) {
   route.source = source;
   route.destination = destination;
   if (source == destination) return route;
-  if (topology_.rank_of(source) < 0 || topology_.endpoints_forward()) {
+  // A direct link is the only one-hop route (links never run in parallel): no tree needed, which
+  // keeps fully-connected topologies cheap.
+  const auto neighbours_begin = adjacency_.begin() + static_cast<std::ptrdiff_t>(adjacency_start_[static_cast<std::size_t>(source)]);
+  const auto neighbours_end = adjacency_.begin() + static_cast<std::ptrdiff_t>(adjacency_start_[static_cast<std::size_t>(source) + 1]);
+  const auto direct = std::lower_bound(neighbours_begin, neighbours_end, destination, [&](DirectedLinkId link, NodeId node) {
+    return topology_.directed_link(link).to < node;
+  });
+  if (direct != neighbours_end && topology_.directed_link(*direct).to == destination) {
+    route.links.push_back(*direct);
+  } else if (topology_.rank_of(source) < 0 || topology_.endpoints_forward()) {
     append_tree_path(tree_from(source), source, destination, route);
   } else {
     // A non-relaying endpoint: pick the first hop whose tree reaches the destination cheapest.

@@ -9,6 +9,7 @@
 //   (hops, latency) to the destination, the lowest neighbour id on a tie, and the rest follows
 //   that neighbour's tree. All endpoints under one switch thus share its tree: switch:4096 needs
 //   one tree, not 4096.
+// - A direct link between the two nodes is always the route (the only one with one hop).
 // Interior nodes are switches unless the topology's endpoints forward. Trees (O(V) memory each,
 // O(E log V) to build) are built on first use and cached up to a memory budget; there is no
 // all-pairs table.
