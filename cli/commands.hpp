@@ -16,5 +16,7 @@ CommandRunner add_verify_command(CLI::App& app);
 CommandRunner add_allreduce_command(CLI::App& app);
 // `command_line` is recorded in the JSON report.
 CommandRunner add_bench_command(CLI::App& app, const std::string& command_line);
+// `ringlab topology show`.
+CommandRunner add_topology_command(CLI::App& app);
 
 }  // namespace ringlab::cli

@@ -18,12 +18,14 @@ int main(int argc, char** argv) {
   std::string command_line = "ringlab";
   for (int i = 1; i < argc; ++i) command_line += std::string(" ") + argv[i];
   const ringlab::cli::CommandRunner bench = ringlab::cli::add_bench_command(app, command_line);
+  const ringlab::cli::CommandRunner topology = ringlab::cli::add_topology_command(app);
   CLI11_PARSE(app, argc, argv);
   try {
     if (app.got_subcommand("schedule")) return schedule();
     if (app.got_subcommand("verify")) return verify();
     if (app.got_subcommand("allreduce")) return allreduce();
     if (app.got_subcommand("bench")) return bench();
+    if (app.got_subcommand("topology")) return topology();
   } catch (const std::exception& error) {
     fmt::print(stderr, "ringlab: error: {}\n", error.what());
     return 2;

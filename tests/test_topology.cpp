@@ -1,0 +1,404 @@
+// topology/: preset shapes, hop counts and bottlenecks, route determinism, the ringlab.topology/1
+// JSON form (round trip, malformed input, limits).
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "presets.hpp"
+#include "routing.hpp"
+#include "topology_io.hpp"
+#include "topology_summary.hpp"
+
+namespace ringlab {
+namespace {
+
+// The node names along a route, source first.
+std::vector<std::string> path_names(const Topology& topology, const Route& route) {
+  std::vector<std::string> names{topology.node(route.source).name};
+  for (DirectedLinkId link : route.links) names.push_back(topology.node(topology.directed_link(link).to).name);
+  return names;
+}
+
+std::string error_of(const std::function<void()>& action) {
+  try {
+    action();
+  } catch (const std::invalid_argument& error) {
+    return error.what();
+  }
+  return "(no error)";
+}
+
+TEST(TopologyPresets, RingPartnerAtDistanceCostsThatManyHops) {
+  const Topology topology = make_preset_topology("ring:8");
+  EXPECT_EQ(topology.num_endpoints(), 8);
+  EXPECT_EQ(topology.num_links(), 8);
+  Router router(topology);
+  for (int distance = 1; distance < 8; ++distance)
+    EXPECT_EQ(router.route(0, distance).hops(), std::min(distance, 8 - distance)) << distance;
+  const Route opposite = router.route(0, 4);
+  EXPECT_EQ(opposite.hops(), 4);
+  EXPECT_DOUBLE_EQ(opposite.bottleneck_bandwidth, 25e9);
+  EXPECT_DOUBLE_EQ(opposite.latency, 4e-6);
+  EXPECT_EQ(router.route(0, 7).hops(), 1);  // wraps
+  EXPECT_EQ(make_preset_topology("ring:2").num_links(), 1);
+  EXPECT_EQ(make_preset_topology("ring:1").num_links(), 0);
+}
+
+TEST(TopologyPresets, SwitchIsTwoHopsWithTheGivenParameters) {
+  const Topology topology = make_preset_topology("switch:8,bw=25e9,lat=1e-6");
+  EXPECT_EQ(topology.num_switches(), 1);
+  Router router(topology);
+  for (int a = 0; a < 8; ++a)
+    for (int b = 0; b < 8; ++b) {
+      const Route route = router.route(a, b);
+      EXPECT_EQ(route.hops(), a == b ? 0 : 2);
+      if (a == b) continue;
+      EXPECT_DOUBLE_EQ(route.bottleneck_bandwidth, 25e9);
+      EXPECT_DOUBLE_EQ(route.latency, 2e-6);
+      EXPECT_EQ(topology.node(topology.directed_link(route.links[0]).to).kind, NodeKind::switch_node);
+    }
+}
+
+TEST(TopologyPresets, FullyConnectedIsOneHop) {
+  const Topology topology = make_preset_topology("fully-connected:6,bw=1e9");
+  EXPECT_EQ(topology.num_links(), 15);
+  Router router(topology);
+  for (int a = 0; a < 6; ++a)
+    for (int b = 0; b < 6; ++b)
+      EXPECT_EQ(router.route(a, b).hops(), a == b ? 0 : 1);
+  EXPECT_DOUBLE_EQ(router.route(2, 5).bottleneck_bandwidth, 1e9);
+}
+
+TEST(TopologyPresets, TorusWrapsInBothDimensions) {
+  const Topology topology = make_preset_topology("torus2d:4x4");
+  EXPECT_EQ(topology.num_links(), 32);
+  Router router(topology);
+  EXPECT_EQ(router.route(0, 3).hops(), 1);   // row wraps: (0,0) - (0,3)
+  EXPECT_EQ(router.route(0, 12).hops(), 1);  // column wraps: (0,0) - (3,0)
+  EXPECT_EQ(router.route(0, 15).hops(), 2);  // both wrap
+  EXPECT_EQ(router.route(0, 10).hops(), 4);  // (2,2): the farthest
+  EXPECT_EQ(router.route(5, 6).hops(), 1);
+  // A side of 2 has one link, not two between the same pair; a side of 1 has none.
+  EXPECT_EQ(make_preset_topology("torus2d:2x3").num_links(), 2 * 3 + 3 * 1);
+  EXPECT_EQ(make_preset_topology("torus2d:1x5").num_links(), 5);
+}
+
+TEST(TopologyPresets, PcieTreePeerRouteCrossesTheSwitchOrTheHostBridge) {
+  const Topology topology = make_preset_topology("pcie-tree,switches=2,gpus_per_switch=4,uplink_bw=6e9");
+  EXPECT_EQ(topology.num_endpoints(), 8);
+  EXPECT_EQ(topology.num_switches(), 3);
+  Router router(topology);
+  const Route same_switch = router.route(0, 3);
+  EXPECT_EQ(path_names(topology, same_switch), (std::vector<std::string>{"gpu0", "pcie-switch0", "gpu3"}));
+  EXPECT_DOUBLE_EQ(same_switch.bottleneck_bandwidth, 12e9);
+  const Route across = router.route(1, 6);
+  EXPECT_EQ(path_names(topology, across),
+            (std::vector<std::string>{"gpu1", "pcie-switch0", "host-bridge", "pcie-switch1", "gpu6"}));
+  EXPECT_DOUBLE_EQ(across.bottleneck_bandwidth, 6e9);
+  EXPECT_DOUBLE_EQ(across.latency, 4 * 0.5e-6);
+}
+
+TEST(TopologyPresets, NvswitchClusterGoesUpAndDownTheFatTree) {
+  const Topology topology = make_preset_topology("nvswitch:8,nodes:4");
+  EXPECT_EQ(topology.num_endpoints(), 32);
+  EXPECT_EQ(topology.num_switches(), 4 + 8 + 1);  // NVSwitches, one leaf per rail, the spine
+  Router router(topology);
+  const Route in_node = router.route(8, 15);
+  EXPECT_EQ(path_names(topology, in_node), (std::vector<std::string>{"node1.gpu0", "node1.nvswitch", "node1.gpu7"}));
+  EXPECT_DOUBLE_EQ(in_node.bottleneck_bandwidth, 300e9);
+  const Route same_rail = router.route(0, 16);
+  EXPECT_EQ(path_names(topology, same_rail), (std::vector<std::string>{"node0.gpu0", "unit0.rail0.leaf", "node2.gpu0"}));
+  const Route cross = router.route(1, 26);
+  EXPECT_EQ(path_names(topology, cross), (std::vector<std::string>{"node0.gpu1", "unit0.rail1.leaf", "spine",
+                                                                    "unit0.rail2.leaf", "node3.gpu2"}));
+  EXPECT_DOUBLE_EQ(cross.bottleneck_bandwidth, 25e9);
+  // One node: no network at all.
+  EXPECT_EQ(make_preset_topology("nvswitch:8").num_switches(), 1);
+  // Units of leaf_ports nodes; a leaf's uplink carries the sum of its down links.
+  const Topology units = make_preset_topology("nvswitch:2,nodes=5,leaf_ports=2");
+  EXPECT_EQ(units.num_switches(), 5 + 3 * 2 + 1);
+  Router units_router(units);
+  const Route far = units_router.route(0, 9);  // node0.gpu0 -> node4.gpu1
+  ASSERT_EQ(far.hops(), 4);
+  EXPECT_DOUBLE_EQ(units.directed_link(far.links[1]).bandwidth, 2 * 25e9);
+  EXPECT_DOUBLE_EQ(units.directed_link(far.links[2]).bandwidth, 1 * 25e9);
+}
+
+TEST(TopologyPresets, HostShmSharesTheMemoryBusAndDividesCoresWhenOversubscribed) {
+  const Topology fits = make_preset_topology("host-shm:4");
+  Router router(fits);
+  const Route route = router.route(0, 3);
+  EXPECT_EQ(route.hops(), 2);
+  ASSERT_EQ(route.limited_switches.size(), 1u);
+  EXPECT_EQ(fits.node(route.limited_switches[0]).name, "memory-bus");
+  EXPECT_DOUBLE_EQ(fits.node(route.limited_switches[0]).capacity, 20e9);
+  EXPECT_DOUBLE_EQ(route.bottleneck_bandwidth, 6e9);
+  EXPECT_DOUBLE_EQ(Router(make_preset_topology("host-shm:4,mem_bw=4e9")).route(0, 1).bottleneck_bandwidth, 4e9);
+  const Topology oversubscribed = make_preset_topology("host-shm:8,cores=2");
+  const Route shared = Router(oversubscribed).route(0, 1);
+  EXPECT_DOUBLE_EQ(shared.bottleneck_bandwidth, 6e9 * 2 / 8);
+  EXPECT_DOUBLE_EQ(shared.latency, 2 * 0.25e-6 * 8 / 2);
+  // More cores than processes changes nothing.
+  EXPECT_DOUBLE_EQ(Router(make_preset_topology("host-shm:2,cores=16")).route(0, 1).bottleneck_bandwidth, 6e9);
+}
+
+TEST(TopologyPresets, BadPresetsNameWhatIsWrong) {
+  const std::vector<std::pair<const char*, const char*>> cases = {
+      {"mesh:4", "unknown topology preset 'mesh'; valid presets: fully-connected:N, switch:N, ring:N, torus2d:RxC, "
+                 "pcie-tree, nvswitch:G, host-shm:N"},
+      {"switch:8,bww=1", "unknown parameter 'bww'; valid parameters: bw, lat"},
+      {"switch:8,bw=fast", "parameter bw='fast' must be a positive number"},
+      {"switch:8,bw=0", "parameter bw='0'"},
+      {"switch:8,lat=-1e-6", "parameter lat='-1e-6'"},
+      {"switch:8,bw=1e9,bw=2e9", "'bw' is given twice"},
+      {"switch:8,bw", "parameter 'bw' must be written key=value"},
+      {"switch", "missing size; write switch:N"},
+      {"switch:0", "size '0' must be an integer in [1, "},
+      {"torus2d:4", "must be RxC"},
+      {"pcie-tree:4", "takes no size"},
+      {"host-shm:4,cores=0", "parameter cores='0'"},
+      {"fully-connected:2000", "the limits are 1048576"},
+      {"torus2d:2048x2048", "the limit is 1048576"},
+      {"nvswitch:8,nodes=1000000", "the limits are"},
+  };
+  for (const auto& [preset, expected] : cases) {
+    const std::string message = error_of([&] { make_preset_topology(preset); });
+    EXPECT_NE(message.find(expected), std::string::npos) << preset << " gave: " << message;
+  }
+}
+
+TEST(TopologyRoutes, AreDeterministicAndIndependentOfTheCache) {
+  for (const char* preset : {"nvswitch:4,nodes=6,leaf_ports=4", "torus2d:5x6", "pcie-tree,switches=3", "ring:9"}) {
+    const Topology first = make_preset_topology(preset);
+    const Topology second = make_preset_topology(preset);
+    Router cached(first);
+    Router evicting(second, 1);  // keeps one source tree at a time
+    for (int a = 0; a < first.num_endpoints(); ++a)
+      for (int b = 0; b < first.num_endpoints(); ++b) {
+        const Route one = cached.route(a, b);
+        const Route other = evicting.route(a, b);
+        EXPECT_EQ(one.links, other.links) << preset << " " << a << " -> " << b;
+        EXPECT_EQ(one.latency, other.latency);
+        EXPECT_EQ(cached.route(a, b).links, one.links);
+      }
+  }
+}
+
+TEST(TopologyRoutes, PreferLowerLatencyAmongEqualHopsThenLowerNodeIds) {
+  // Two 2-hop paths from endpoint 0 to 1 through switches 2 and 3; 3 is faster.
+  Topology topology("diamond");
+  topology.add_endpoint("a");
+  topology.add_endpoint("b");
+  const NodeId slow = topology.add_switch("slow");
+  const NodeId fast = topology.add_switch("fast");
+  topology.add_link(0, slow, {1e9, 2e-6});
+  topology.add_link(slow, 1, {1e9, 2e-6});
+  topology.add_link(0, fast, {1e9, 1e-6});
+  topology.add_link(fast, 1, {1e9, 1e-6});
+  topology.validate();
+  EXPECT_EQ(path_names(topology, Router(topology).route(0, 1)), (std::vector<std::string>{"a", "fast", "b"}));
+  // Equal latencies: the lower node id wins, every run.
+  Topology tie("tie");
+  tie.add_endpoint("a");
+  tie.add_endpoint("b");
+  tie.add_switch("first");
+  tie.add_switch("second");
+  for (NodeId hub : {3, 2})
+    for (NodeId end : {0, 1}) tie.add_link(end, hub, {1e9, 1e-6});
+  EXPECT_EQ(path_names(tie, Router(tie).route(0, 1)), (std::vector<std::string>{"a", "first", "b"}));
+  EXPECT_EQ(path_names(tie, Router(tie).route(1, 0)), (std::vector<std::string>{"b", "first", "a"}));
+}
+
+TEST(TopologyRoutes, ThousandsOfRanksAnswerQuickly) {
+  const auto start = std::chrono::steady_clock::now();
+  const Topology topology = make_preset_topology("switch:4096");
+  Router router(topology);
+  for (int rank = 0; rank < 4096; ++rank) {
+    const Route route = router.route(rank, (rank + 2048) % 4096);
+    ASSERT_EQ(route.hops(), 2);
+  }
+  const Topology cluster = make_preset_topology("nvswitch:8,nodes=512");
+  Router cluster_router(cluster);
+  for (int rank = 0; rank < 4096; rank += 7) EXPECT_EQ(cluster_router.route(rank, 4095 - rank).source, rank);
+  const Topology mesh = make_preset_topology("fully-connected:1024");
+  Router mesh_router(mesh);
+  for (int rank = 0; rank < 1024; ++rank) ASSERT_EQ(mesh_router.route(rank, (rank + 512) % 1024).hops(), 1);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_LT(seconds, 5.0);
+}
+
+TEST(TopologyRoutes, BadRanksAndSelfRoutes) {
+  const Topology topology = make_preset_topology("switch:4");
+  Router router(topology);
+  EXPECT_THROW(router.route(0, 4), std::out_of_range);
+  EXPECT_THROW(router.route(-1, 0), std::out_of_range);
+  const Route self = router.route(2, 2);
+  EXPECT_EQ(self.hops(), 0);
+  EXPECT_EQ(self.latency, 0);
+  EXPECT_EQ(self.bottleneck_bandwidth, unlimited_capacity);
+}
+
+TEST(TopologyJson, EveryPresetRoundTrips) {
+  for (const PresetInfo& info : preset_catalog()) {
+    const std::string preset = info.name == "pcie-tree"   ? "pcie-tree,switches=3,gpus_per_switch=2"
+                               : info.name == "torus2d"   ? "torus2d:3x4"
+                               : info.name == "nvswitch"  ? "nvswitch:4,nodes=3"
+                               : info.name == "host-shm" ? "host-shm:6,cores=4"
+                                                          : std::string(info.name) + ":5";
+    const Topology original = make_preset_topology(preset);
+    const nlohmann::json document = to_json(original);
+    EXPECT_EQ(document.at("schema"), "ringlab.topology/1");
+    std::ostringstream written;
+    write_topology_json(written, original);
+    const Topology copy = topology_from_json(nlohmann::json::parse(written.str()));
+    EXPECT_EQ(to_json(copy), document) << preset;
+    EXPECT_EQ(copy.name(), preset);
+    Router original_router(original);
+    Router copy_router(copy);
+    for (int b = 1; b < original.num_endpoints(); ++b)
+      EXPECT_EQ(original_router.route(0, b).links, copy_router.route(0, b).links) << preset;
+  }
+}
+
+TEST(TopologyJson, AsymmetricLinksAndDefaultsRoundTrip) {
+  const nlohmann::json document = nlohmann::json::parse(R"({
+    "schema": "ringlab.topology/1",
+    "nodes": [{"kind": "endpoint"}, {"kind": "endpoint", "name": "b"}, {"kind": "switch", "capacity": 5e9}],
+    "links": [{"a": 0, "b": 2, "a_to_b": {"bandwidth": 1e9, "latency": 0}, "b_to_a": {"bandwidth": 2e9, "latency": 1e-6}},
+              {"a": 1, "b": 2, "bandwidth": 3e9, "latency": 2e-6}]})");
+  const Topology topology = topology_from_json(document);
+  EXPECT_EQ(topology.name(), "custom");
+  EXPECT_FALSE(topology.endpoints_forward());
+  EXPECT_EQ(topology.node(0).name, "node0");
+  Router router(topology);
+  EXPECT_DOUBLE_EQ(router.route(0, 1).bottleneck_bandwidth, 1e9);
+  EXPECT_DOUBLE_EQ(router.route(1, 0).bottleneck_bandwidth, 2e9);
+  EXPECT_DOUBLE_EQ(router.route(1, 0).latency, 3e-6);
+  const Topology copy = topology_from_json(to_json(topology));
+  EXPECT_EQ(to_json(copy), to_json(topology));
+  EXPECT_DOUBLE_EQ(copy.node(2).capacity, 5e9);
+}
+
+nlohmann::json small_switch_document() { return to_json(make_preset_topology("switch:3")); }
+
+TEST(TopologyJson, MalformedDocumentsNameThePathAndTheFix) {
+  struct Case {
+    std::function<void(nlohmann::json&)> change;
+    std::string expected;
+  };
+  const std::vector<Case> cases = {
+      {[](nlohmann::json& d) { d = nlohmann::json::array(); }, "topology JSON: (top level): expected a JSON object"},
+      {[](nlohmann::json& d) { d.erase("schema"); }, "(top level): missing field \"schema\""},
+      {[](nlohmann::json& d) { d["schema"] = "ringlab.topology/2"; }, "schema: is \"ringlab.topology/2\"; this build reads"},
+      {[](nlohmann::json& d) { d["colour"] = 1; }, "unknown field \"colour\"; valid fields: schema, name"},
+      {[](nlohmann::json& d) { d.erase("links"); }, "missing field \"links\""},
+      {[](nlohmann::json& d) { d["nodes"] = 3; }, "nodes: expected an array"},
+      {[](nlohmann::json& d) { d["endpoints_forward"] = "yes"; }, "endpoints_forward: expected true or false"},
+      {[](nlohmann::json& d) { d["nodes"][1]["kind"] = "router"; }, "nodes[1].kind: is \"router\"; expected"},
+      {[](nlohmann::json& d) { d["nodes"][1]["id"] = 7; }, "nodes[1].id: is 7 but must equal the node's position 1"},
+      {[](nlohmann::json& d) { d["nodes"][0]["capacity"] = 1e9; }, "nodes[0].capacity: only switches"},
+      {[](nlohmann::json& d) { d["nodes"][3]["capacity"] = 0; }, "nodes[3].capacity: 0 is not a positive"},
+      {[](nlohmann::json& d) { d["nodes"][2].erase("kind"); }, "nodes[2]: missing field \"kind\""},
+      {[](nlohmann::json& d) { d["links"][1]["bandwidth"] = -5; }, "links[1].bandwidth: -5 is not a positive"},
+      {[](nlohmann::json& d) { d["links"][1]["bandwidth"] = 0; }, "links[1].bandwidth: 0 is not a positive"},
+      {[](nlohmann::json& d) { d["links"][1]["bandwidth"] = "fast"; }, "links[1].bandwidth: expected a number"},
+      {[](nlohmann::json& d) { d["links"][0]["latency"] = -1; }, "links[0].latency: -1 is not a number of seconds"},
+      {[](nlohmann::json& d) { d["links"][0].erase("latency"); }, "links[0]: missing field \"latency\""},
+      {[](nlohmann::json& d) { d["links"][2]["b"] = 9; }, "links[2].b: node 9 does not exist; node ids are 0..3"},
+      {[](nlohmann::json& d) { d["links"][2]["a"] = 3; }, "links[2]: joins node 3 to itself"},
+      {[](nlohmann::json& d) { d["links"][0]["a_to_b"] = {{"bandwidth", 1}, {"latency", 0}}; }, "give either"},
+      {[](nlohmann::json& d) { d["links"][0]["speed"] = 1; }, "links[0]: unknown field \"speed\""},
+      {[](nlohmann::json& d) { d["links"].push_back(d["links"][0]); }, "links[3] joins nodes 0 and 3 like links[0]"},
+      {[](nlohmann::json& d) { d["links"].erase(2); }, "endpoint 2 ('rank2', node 2) is not connected to endpoint 0"},
+      {[](nlohmann::json& d) { d["nodes"].push_back({{"kind", "switch"}}); }, "switch 'node4' (node 4) is not connected"},
+      {[](nlohmann::json& d) { d["nodes"] = nlohmann::json::array(); d["links"] = nlohmann::json::array(); },
+       "nodes: the topology has no endpoint"},
+  };
+  for (const Case& test_case : cases) {
+    nlohmann::json document = small_switch_document();
+    test_case.change(document);
+    const std::string message = error_of([&] { topology_from_json(document); });
+    EXPECT_NE(message.find(test_case.expected), std::string::npos) << "got: " << message;
+  }
+}
+
+TEST(TopologyJson, EndpointsThatDoNotRelayNeedACommonSwitch) {
+  nlohmann::json ring = to_json(make_preset_topology("ring:4"));
+  ring["endpoints_forward"] = false;
+  EXPECT_NE(error_of([&] { topology_from_json(ring); })
+                .find("endpoint 0 ('rank0', node 0) cannot reach endpoint 2 ('rank2', node 2): endpoints do not relay"),
+            std::string::npos);
+  // Two switches joined through a third are one cluster: every endpoint reaches every other.
+  const nlohmann::json tree = to_json(make_preset_topology("pcie-tree,switches=4,gpus_per_switch=1"));
+  EXPECT_EQ(topology_from_json(tree).num_endpoints(), 4);
+}
+
+TEST(TopologyJson, AbsurdSizesAreRefusedBeforeBuilding) {
+  nlohmann::json document = small_switch_document();
+  document["nodes"] = nlohmann::json::array();
+  document["nodes"].get_ref<nlohmann::json::array_t&>().resize(static_cast<std::size_t>(max_topology_nodes) + 1);
+  EXPECT_NE(error_of([&] { topology_from_json(document); }).find("nodes: has 1048577 entries; the limit is 1048576"),
+            std::string::npos);
+  document = small_switch_document();
+  document["links"].get_ref<nlohmann::json::array_t&>().resize(static_cast<std::size_t>(max_topology_links) + 1);
+  EXPECT_NE(error_of([&] { topology_from_json(document); }).find("links: has 1048577 entries"), std::string::npos);
+  document = small_switch_document();
+  document["links"][0]["bandwidth"] = std::numeric_limits<double>::infinity();
+  EXPECT_NE(error_of([&] { topology_from_json(document); }).find("links[0].bandwidth"), std::string::npos);
+}
+
+TEST(TopologyJson, FilesAndPresetsLoadByTheSameName) {
+  const std::filesystem::path directory = std::filesystem::temp_directory_path() / "ringlab_topology_test";
+  std::filesystem::create_directories(directory);
+  const std::string good = (directory / "ring5.json").string();
+  {
+    std::ofstream out(good);
+    write_topology_json(out, make_preset_topology("ring:5,bw=1e9"));
+  }
+  EXPECT_EQ(load_topology(good).name(), "ring:5,bw=1e9");
+  EXPECT_EQ(Router(load_topology(good)).route(0, 2).hops(), 2);
+  const std::string bad = (directory / "bad.json").string();
+  {
+    std::ofstream out(bad);
+    out << "{\"schema\": \"ringlab.topology/1\", \"nodes\": [";
+  }
+  EXPECT_NE(error_of([&] { load_topology(bad); }).find("bad.json' is not valid JSON"), std::string::npos);
+  const std::string zero = (directory / "zero.json").string();
+  {
+    std::ofstream out(zero);
+    nlohmann::json document = small_switch_document();
+    document["links"][1]["bandwidth"] = 0;
+    out << document.dump();
+  }
+  EXPECT_NE(error_of([&] { load_topology(zero); }).find("zero.json: topology JSON: links[1].bandwidth: 0 is not"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { load_topology((directory / "missing.json").string()); }).find("does not exist"),
+            std::string::npos);
+  std::filesystem::remove_all(directory);
+}
+
+TEST(TopologySummary, ListsCountsLinkClassesAndRoutes) {
+  std::ostringstream examples;
+  print_topology_summary(examples, make_preset_topology("ring:8"), RouteListing::examples);
+  EXPECT_NE(examples.str().find("8 endpoints, 0 switches, 8 full-duplex links"), std::string::npos);
+  EXPECT_NE(examples.str().find("16 x 25 GB/s, 1 us"), std::string::npos);
+  EXPECT_NE(examples.str().find("0 -> 4: 4 hops, bottleneck 25 GB/s, latency 4 us: rank0 -> rank1 -> rank2 -> rank3 "
+                                "-> rank4"),
+            std::string::npos);
+  std::ostringstream all;
+  print_topology_summary(all, make_preset_topology("switch:4"), RouteListing::all);
+  const std::string text = all.str();
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 5 + 12);  // 5 header lines, 4 x 3 routes
+}
+
+}  // namespace
+}  // namespace ringlab

@@ -1,0 +1,213 @@
+#include "presets.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <stdexcept>
+
+#include "preset_arguments.hpp"
+
+namespace ringlab {
+
+namespace {
+
+using presets::PresetArguments;
+using Builder = Topology (*)(const PresetArguments&);
+
+// In the order of preset_catalog().
+constexpr std::array<Builder, 7> builders = {presets::fully_connected, presets::single_switch, presets::ring,
+                                             presets::torus2d,         presets::pcie_tree,     presets::nvswitch_cluster,
+                                             presets::host_shm};
+
+std::string trim(std::string_view text) {
+  const auto first = text.find_first_not_of(" \t");
+  if (first == std::string_view::npos) return {};
+  const auto last = text.find_last_not_of(" \t");
+  return std::string(text.substr(first, last - first + 1));
+}
+
+std::int64_t parse_integer(const std::string& text, bool* ok) {
+  std::int64_t value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  *ok = error == std::errc() && end == text.data() + text.size() && !text.empty();
+  return value;
+}
+
+}  // namespace
+
+namespace presets {
+
+PresetArguments::PresetArguments(const PresetInfo& info, std::string text, std::string size,
+                                 std::map<std::string, std::string> values)
+    : info_(info), text_(std::move(text)), size_(std::move(size)), values_(std::move(values)) {
+  for (const auto& [key, value] : values_) {
+    bool known = false;
+    for (const PresetParameter& parameter : info_.parameters) known = known || parameter.key == key;
+    if (known) continue;
+    std::vector<std::string_view> keys;
+    for (const PresetParameter& parameter : info_.parameters) keys.push_back(parameter.key);
+    fail(fmt::format("unknown parameter '{}'; valid parameters: {}", key, fmt::join(keys, ", ")));
+  }
+}
+
+void PresetArguments::fail(const std::string& what) const {
+  throw std::invalid_argument(fmt::format("topology preset '{}': {}", text_, what));
+}
+
+std::int64_t PresetArguments::size(std::int64_t min, std::int64_t max) const {
+  if (size_.empty()) fail(fmt::format("missing size; write {}", info_.usage));
+  bool ok = false;
+  const std::int64_t value = parse_integer(size_, &ok);
+  if (!ok || value < min || value > max)
+    fail(fmt::format("size '{}' must be an integer in [{}, {}] ({})", size_, min, max, info_.usage));
+  return value;
+}
+
+std::pair<std::int64_t, std::int64_t> PresetArguments::grid_size(std::int64_t max_each) const {
+  const auto cross = size_.find('x');
+  bool rows_ok = false;
+  bool columns_ok = false;
+  const std::int64_t rows = cross == std::string::npos ? 0 : parse_integer(size_.substr(0, cross), &rows_ok);
+  const std::int64_t columns = cross == std::string::npos ? 0 : parse_integer(size_.substr(cross + 1), &columns_ok);
+  if (!rows_ok || !columns_ok || rows < 1 || columns < 1 || rows > max_each || columns > max_each)
+    fail(fmt::format("size '{}' must be RxC with integers R and C in [1, {}] ({})", size_, max_each, info_.usage));
+  return {rows, columns};
+}
+
+void PresetArguments::require_no_size() const {
+  if (!size_.empty()) fail(fmt::format("takes no size after ':'; set its parameters instead, e.g. {},{}=...",
+                                       info_.name, info_.parameters.front().key));
+}
+
+std::string PresetArguments::raw(std::string_view key) const {
+  if (auto found = values_.find(std::string(key)); found != values_.end()) return found->second;
+  for (const PresetParameter& parameter : info_.parameters)
+    if (parameter.key == key) return std::string(parameter.default_value);
+  throw std::logic_error(fmt::format("preset {} has no parameter {}", info_.name, key));
+}
+
+std::int64_t PresetArguments::integer(std::string_view key, std::int64_t min, std::int64_t max) const {
+  bool ok = false;
+  const std::string text = raw(key);
+  const std::int64_t value = parse_integer(text, &ok);
+  if (!ok || value < min || value > max)
+    fail(fmt::format("parameter {}='{}' must be an integer in [{}, {}]", key, text, min, max));
+  return value;
+}
+
+double PresetArguments::number(std::string_view key, bool* ok) const {
+  const std::string text = raw(key);
+  double value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  *ok = error == std::errc() && end == text.data() + text.size() && std::isfinite(value);
+  return value;
+}
+
+double PresetArguments::bandwidth(std::string_view key) const {
+  bool ok = false;
+  const double value = number(key, &ok);
+  if (!ok || value <= 0)
+    fail(fmt::format("parameter {}='{}' must be a positive number of bytes/s, e.g. {}=25e9", key, raw(key), key));
+  return value;
+}
+
+double PresetArguments::latency(std::string_view key) const {
+  bool ok = false;
+  const double value = number(key, &ok);
+  if (!ok || value < 0)
+    fail(fmt::format("parameter {}='{}' must be a number of seconds >= 0, e.g. {}=1e-6", key, raw(key), key));
+  return value;
+}
+
+}  // namespace presets
+
+// Default numbers are per direction and describe a class of hardware (docs/topology-format.md).
+const std::vector<PresetInfo>& preset_catalog() {
+  static const std::vector<PresetInfo> catalog = {
+      {"fully-connected", "fully-connected:N", "N endpoints, a direct link between every pair (endpoints relay)",
+       {{"bw", "50e9", "link bandwidth, bytes/s (a GPU-to-GPU fabric link of an 8-GPU mesh)"},
+        {"lat", "1e-6", "link latency, s"}}},
+      {"switch", "switch:N", "N endpoints on one non-blocking switch",
+       {{"bw", "12.5e9", "endpoint link bandwidth, bytes/s (a 100 Gb/s NIC port)"},
+        {"lat", "0.5e-6", "link latency, s (two links per route)"}}},
+      {"ring", "ring:N", "N endpoints on a bidirectional ring; partner at distance d costs d hops",
+       {{"bw", "25e9", "link bandwidth, bytes/s (one NVLink-class brick)"}, {"lat", "1e-6", "link latency, s"}}},
+      {"torus2d", "torus2d:RxC", "R x C endpoints, each linked to its 4 neighbours with wrap-around",
+       {{"bw", "50e9", "link bandwidth, bytes/s (an inter-chip torus link)"}, {"lat", "1e-6", "link latency, s"}}},
+      {"pcie-tree", "pcie-tree", "GPUs under PCIe switches under one host bridge",
+       {{"switches", "2", "PCIe switches under the host bridge"},
+        {"gpus_per_switch", "4", "GPUs under each PCIe switch"},
+        {"bw", "12e9", "GPU-to-switch bandwidth, bytes/s (PCIe 3.0 x16, achieved)"},
+        {"uplink_bw", "12e9", "switch-to-host-bridge bandwidth, bytes/s (one x16 uplink shared by its GPUs)"},
+        {"lat", "0.5e-6", "latency of every PCIe link, s"}}},
+      {"nvswitch", "nvswitch:G", "nodes of G GPUs on an NVSwitch, one NIC per GPU into a rail-optimised fat-tree",
+       {{"nodes", "1", "number of nodes M"},
+        {"nvlink_bw", "300e9", "GPU-to-NVSwitch bandwidth, bytes/s (A100-class NVLink, 12 links)"},
+        {"nvlink_lat", "0.5e-6", "GPU-to-NVSwitch latency, s"},
+        {"nic_bw", "25e9", "GPU NIC bandwidth, bytes/s (200 Gb/s HDR InfiniBand)"},
+        {"nic_lat", "0.5e-6", "latency of every network link, s"},
+        {"leaf_ports", "20", "nodes per leaf switch (down ports of a 40-port leaf, half up)"}}},
+      {"host-shm", "host-shm:N", "N processes of one CPU host exchanging through shared memory",
+       {{"cores", "N", "CPU cores; with more processes than cores each gets cores/N of one"},
+        {"bw", "6e9", "copy bandwidth of one process on its own core, bytes/s"},
+        {"mem_bw", "20e9", "memory bandwidth all copies share, bytes/s (a dual-channel DDR4 desktop)"},
+        {"lat", "0.25e-6", "per-link latency, s (two links per route) when not oversubscribed"}}},
+  };
+  return catalog;
+}
+
+
+std::string preset_usages() {
+  std::vector<std::string_view> usages;
+  for (const PresetInfo& info : preset_catalog()) usages.push_back(info.usage);
+  return fmt::format("{}", fmt::join(usages, ", "));
+}
+
+std::string describe_presets() {
+  std::string text = "Presets (NAME[:SIZE][,key=value...]; bandwidths in bytes/s per direction, latencies in s):\n";
+  for (const PresetInfo& info : preset_catalog()) {
+    text += fmt::format("  {:<18} {}\n", info.usage, info.summary);
+    for (const PresetParameter& parameter : info.parameters)
+      text += fmt::format("      {:<16} {:<8} {}\n", parameter.key, parameter.default_value, parameter.meaning);
+  }
+  return text;
+}
+
+Topology make_preset_topology(std::string_view preset) {
+  const std::string text = trim(preset);
+  std::vector<std::string> pieces;
+  for (std::size_t start = 0;;) {
+    const std::size_t comma = text.find(',', start);
+    pieces.push_back(trim(std::string_view(text).substr(start, comma == std::string::npos ? comma : comma - start)));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  const std::size_t colon = pieces.front().find(':');
+  const std::string name = trim(pieces.front().substr(0, colon));
+  const std::string size = colon == std::string::npos ? std::string() : trim(pieces.front().substr(colon + 1));
+  const std::vector<PresetInfo>& catalog = preset_catalog();
+  std::size_t index = 0;
+  while (index < catalog.size() && catalog[index].name != name) ++index;
+  if (index == catalog.size())
+    throw std::invalid_argument(
+        fmt::format("unknown topology preset '{}'; valid presets: {} (each takes optional ,key=value parameters)",
+                    name, preset_usages()));
+  std::map<std::string, std::string> values;
+  for (std::size_t i = 1; i < pieces.size(); ++i) {
+    const std::size_t separator = pieces[i].find_first_of("=:");
+    const std::string key = trim(pieces[i].substr(0, separator));
+    if (separator == std::string::npos || key.empty())
+      throw std::invalid_argument(
+          fmt::format("topology preset '{}': parameter '{}' must be written key=value, e.g. bw=25e9", text, pieces[i]));
+    if (!values.emplace(key, trim(pieces[i].substr(separator + 1))).second)
+      throw std::invalid_argument(fmt::format("topology preset '{}': parameter '{}' is given twice", text, key));
+  }
+  const PresetArguments arguments(catalog[index], text, size, std::move(values));
+  Topology topology = builders[index](arguments);
+  topology.validate();
+  return topology;
+}
+
+}  // namespace ringlab

@@ -1,0 +1,180 @@
+#include "topology.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
+#include <tuple>
+
+namespace ringlab {
+
+namespace {
+
+void check_direction(const LinkDirection& direction, const char* which) {
+  if (!std::isfinite(direction.bandwidth) || direction.bandwidth <= 0)
+    throw std::invalid_argument(
+        fmt::format("{} bandwidth {} is not a positive number of bytes/s", which, direction.bandwidth));
+  if (!std::isfinite(direction.latency) || direction.latency < 0)
+    throw std::invalid_argument(fmt::format("{} latency {} is not a number of seconds >= 0", which, direction.latency));
+}
+
+// Disjoint sets over node ids, for the connectivity checks.
+class NodeSets {
+ public:
+  explicit NodeSets(int size) : parent_(static_cast<std::size_t>(size)) {
+    std::iota(parent_.begin(), parent_.end(), 0);
+  }
+  NodeId find(NodeId node) {
+    while (parent_[static_cast<std::size_t>(node)] != node) {
+      NodeId& up = parent_[static_cast<std::size_t>(node)];
+      up = parent_[static_cast<std::size_t>(up)];
+      node = up;
+    }
+    return node;
+  }
+  void join(NodeId a, NodeId b) {
+    const NodeId root_a = find(a);
+    const NodeId root_b = find(b);
+    if (root_a != root_b) parent_[static_cast<std::size_t>(std::max(root_a, root_b))] = std::min(root_a, root_b);
+  }
+
+ private:
+  std::vector<NodeId> parent_;
+};
+
+std::string describe(const Topology& topology, NodeId id) {
+  const Node& node = topology.node(id);
+  if (node.kind == NodeKind::endpoint)
+    return fmt::format("endpoint {} ('{}', node {})", topology.rank_of(id), node.name, id);
+  return fmt::format("switch '{}' (node {})", node.name, id);
+}
+
+void check_no_parallel_links(const Topology& topology) {
+  std::vector<std::tuple<NodeId, NodeId, LinkId>> pairs;
+  pairs.reserve(static_cast<std::size_t>(topology.num_links()));
+  for (LinkId link = 0; link < topology.num_links(); ++link) {
+    const DirectedLink& forward = topology.directed_link(Topology::forward_of(link));
+    pairs.emplace_back(std::min(forward.from, forward.to), std::max(forward.from, forward.to), link);
+  }
+  std::sort(pairs.begin(), pairs.end());
+  for (std::size_t i = 1; i < pairs.size(); ++i)
+    if (std::get<0>(pairs[i]) == std::get<0>(pairs[i - 1]) && std::get<1>(pairs[i]) == std::get<1>(pairs[i - 1]))
+      throw std::invalid_argument(fmt::format(
+          "links[{}] joins nodes {} and {} like links[{}]; merge them into one link with the summed bandwidth",
+          std::get<2>(pairs[i]), std::get<0>(pairs[i]), std::get<1>(pairs[i]), std::get<2>(pairs[i - 1])));
+}
+
+// Without forwarding, two endpoints reach each other only through a direct link or through one
+// connected group of switches ("switch cluster") that both touch.
+void check_endpoints_reach_each_other_through_switches(const Topology& topology) {
+  const int nodes = topology.num_nodes();
+  const int endpoints = topology.num_endpoints();
+  NodeSets clusters(nodes);
+  std::vector<std::vector<NodeId>> touches(static_cast<std::size_t>(endpoints));  // cluster roots and direct peers
+  for (DirectedLinkId id = 0; id < topology.num_directed_links(); id += 2) {
+    const DirectedLink& link = topology.directed_link(id);
+    if (topology.rank_of(link.from) < 0 && topology.rank_of(link.to) < 0) clusters.join(link.from, link.to);
+  }
+  std::vector<int> endpoints_touching(static_cast<std::size_t>(nodes), 0);
+  std::vector<int> last_toucher(static_cast<std::size_t>(nodes), -1);
+  for (DirectedLinkId id = 0; id < topology.num_directed_links(); ++id) {
+    const DirectedLink& link = topology.directed_link(id);
+    const int rank = topology.rank_of(link.from);
+    if (rank < 0) continue;
+    const NodeId target = topology.rank_of(link.to) < 0 ? clusters.find(link.to) : link.to;
+    touches[static_cast<std::size_t>(rank)].push_back(target);
+    if (topology.rank_of(link.to) < 0 && last_toucher[static_cast<std::size_t>(target)] != rank) {
+      last_toucher[static_cast<std::size_t>(target)] = rank;
+      if (++endpoints_touching[static_cast<std::size_t>(target)] == endpoints) return;  // one cluster serves all
+    }
+  }
+  // General case: count, for every endpoint, the endpoints it reaches.
+  std::vector<std::vector<int>> cluster_members(static_cast<std::size_t>(nodes));
+  for (int rank = 0; rank < endpoints; ++rank)
+    for (NodeId target : touches[static_cast<std::size_t>(rank)])
+      if (topology.rank_of(target) < 0) cluster_members[static_cast<std::size_t>(target)].push_back(rank);
+  std::vector<int> reached_by(static_cast<std::size_t>(endpoints), -1);
+  for (int rank = 0; rank < endpoints; ++rank) {
+    reached_by[static_cast<std::size_t>(rank)] = rank;
+    for (NodeId target : touches[static_cast<std::size_t>(rank)]) {
+      if (topology.rank_of(target) >= 0) {
+        reached_by[static_cast<std::size_t>(topology.rank_of(target))] = rank;
+        continue;
+      }
+      for (int member : cluster_members[static_cast<std::size_t>(target)])
+        reached_by[static_cast<std::size_t>(member)] = rank;
+    }
+    for (int other = 0; other < endpoints; ++other)
+      if (reached_by[static_cast<std::size_t>(other)] != rank)
+        throw std::invalid_argument(fmt::format(
+            "{} cannot reach {}: endpoints do not relay traffic (endpoints_forward is false), so they need a direct "
+            "link or a common switch; add one, or set endpoints_forward to true for a direct network",
+            describe(topology, topology.endpoint_node(rank)), describe(topology, topology.endpoint_node(other))));
+  }
+}
+
+}  // namespace
+
+std::string_view name_of(NodeKind kind) { return kind == NodeKind::endpoint ? "endpoint" : "switch"; }
+
+void Topology::reserve(std::int64_t nodes, std::int64_t links) {
+  if (nodes > max_topology_nodes || links > max_topology_links)
+    throw std::invalid_argument(fmt::format("topology '{}' would have {} nodes and {} links; the limits are {} and {}",
+                                            name_, nodes, links, max_topology_nodes, max_topology_links));
+  nodes_.reserve(static_cast<std::size_t>(nodes));
+  ranks_.reserve(static_cast<std::size_t>(nodes));
+  directed_links_.reserve(static_cast<std::size_t>(2 * links));
+}
+
+NodeId Topology::add_endpoint(std::string name) {
+  if (num_nodes() >= max_topology_nodes)
+    throw std::invalid_argument(fmt::format("more than {} nodes", max_topology_nodes));
+  const NodeId id = num_nodes();
+  ranks_.push_back(num_endpoints());
+  endpoints_.push_back(id);
+  nodes_.push_back({NodeKind::endpoint, std::move(name), unlimited_capacity});
+  return id;
+}
+
+NodeId Topology::add_switch(std::string name, double capacity) {
+  if (num_nodes() >= max_topology_nodes)
+    throw std::invalid_argument(fmt::format("more than {} nodes", max_topology_nodes));
+  if (!(capacity > 0))
+    throw std::invalid_argument(fmt::format("switch '{}': capacity {} is not a positive number of bytes/s", name, capacity));
+  const NodeId id = num_nodes();
+  ranks_.push_back(-1);
+  nodes_.push_back({NodeKind::switch_node, std::move(name), capacity});
+  return id;
+}
+
+LinkId Topology::add_link(NodeId a, NodeId b, LinkDirection a_to_b, LinkDirection b_to_a) {
+  if (num_links() >= max_topology_links)
+    throw std::invalid_argument(fmt::format("more than {} links", max_topology_links));
+  if (a < 0 || a >= num_nodes() || b < 0 || b >= num_nodes())
+    throw std::invalid_argument(fmt::format("link {} - {}: node ids must lie in [0, {})", a, b, num_nodes()));
+  if (a == b) throw std::invalid_argument(fmt::format("link {} - {} joins a node to itself", a, b));
+  check_direction(a_to_b, "a-to-b");
+  check_direction(b_to_a, "b-to-a");
+  const LinkId id = num_links();
+  directed_links_.push_back({a, b, a_to_b.bandwidth, a_to_b.latency});
+  directed_links_.push_back({b, a, b_to_a.bandwidth, b_to_a.latency});
+  return id;
+}
+
+void Topology::validate() const {
+  if (num_endpoints() == 0) throw std::invalid_argument("the topology has no endpoint (rank)");
+  check_no_parallel_links(*this);
+  NodeSets components(num_nodes());
+  for (DirectedLinkId id = 0; id < num_directed_links(); id += 2)
+    components.join(directed_link(id).from, directed_link(id).to);
+  const NodeId first = endpoint_node(0);
+  for (NodeId id = 0; id < num_nodes(); ++id)
+    if (components.find(id) != components.find(first))
+      throw std::invalid_argument(fmt::format("{} is not connected to {}; add a link or remove the node",
+                                              describe(*this, id), describe(*this, first)));
+  if (!endpoints_forward_ && num_endpoints() > 1) check_endpoints_reach_each_other_through_switches(*this);
+}
+
+}  // namespace ringlab

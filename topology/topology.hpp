@@ -1,0 +1,92 @@
+// A network: endpoints (the ranks), switches, and full-duplex links whose two directions each
+// have a bandwidth (bytes/s) and a latency (seconds). Plain data; routes are in routing.hpp.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ringlab {
+
+using NodeId = std::int32_t;
+using LinkId = std::int32_t;          // a full-duplex link
+using DirectedLinkId = std::int32_t;  // 2 * link for a -> b, 2 * link + 1 for b -> a
+
+// Larger topologies are refused before anything is allocated.
+inline constexpr std::int64_t max_topology_nodes = std::int64_t{1} << 20;
+inline constexpr std::int64_t max_topology_links = std::int64_t{1} << 20;
+inline constexpr double unlimited_capacity = std::numeric_limits<double>::infinity();
+
+enum class NodeKind { endpoint, switch_node };
+std::string_view name_of(NodeKind kind);  // "endpoint" or "switch"
+
+struct LinkDirection {
+  double bandwidth = 0;  // bytes/s, > 0
+  double latency = 0;    // seconds, >= 0
+};
+
+struct Node {
+  NodeKind kind = NodeKind::endpoint;
+  std::string name;
+  // Switches only: the aggregate bytes/s all traffic through the switch shares (a memory bus,
+  // a blocking backplane). unlimited_capacity for a non-blocking switch.
+  double capacity = unlimited_capacity;
+};
+
+struct DirectedLink {
+  NodeId from = 0;
+  NodeId to = 0;
+  double bandwidth = 0;
+  double latency = 0;
+};
+
+class Topology {
+ public:
+  explicit Topology(std::string name = "custom") : name_(std::move(name)) {}
+
+  // Endpoints are the ranks: the k-th endpoint added is rank k. Adders throw
+  // std::invalid_argument on bad ids, values or sizes past the limits.
+  NodeId add_endpoint(std::string name);
+  NodeId add_switch(std::string name, double capacity = unlimited_capacity);
+  LinkId add_link(NodeId a, NodeId b, LinkDirection a_to_b, LinkDirection b_to_a);
+  LinkId add_link(NodeId a, NodeId b, LinkDirection both_directions) {
+    return add_link(a, b, both_directions, both_directions);
+  }
+  void reserve(std::int64_t nodes, std::int64_t links);
+  // Direct networks (ring, torus, fully connected) relay traffic through endpoints; switched
+  // networks do not, so a route's interior nodes are switches only. Default: false.
+  void set_endpoints_forward(bool forward) { endpoints_forward_ = forward; }
+
+  const std::string& name() const { return name_; }
+  bool endpoints_forward() const { return endpoints_forward_; }
+  int num_nodes() const { return static_cast<int>(nodes_.size()); }
+  int num_endpoints() const { return static_cast<int>(endpoints_.size()); }
+  int num_switches() const { return num_nodes() - num_endpoints(); }
+  int num_links() const { return static_cast<int>(directed_links_.size() / 2); }
+  int num_directed_links() const { return static_cast<int>(directed_links_.size()); }
+
+  const Node& node(NodeId id) const { return nodes_.at(static_cast<std::size_t>(id)); }
+  NodeId endpoint_node(int rank) const { return endpoints_.at(static_cast<std::size_t>(rank)); }
+  // The rank of an endpoint node, -1 for a switch.
+  int rank_of(NodeId id) const { return ranks_.at(static_cast<std::size_t>(id)); }
+  const DirectedLink& directed_link(DirectedLinkId id) const { return directed_links_.at(static_cast<std::size_t>(id)); }
+  static DirectedLinkId reverse(DirectedLinkId id) { return id ^ 1; }
+  static DirectedLinkId forward_of(LinkId link) { return 2 * link; }
+
+  // Throws std::invalid_argument when the topology cannot be used: no endpoint, two links
+  // joining the same pair of nodes ("links[i]" names them), a node no link reaches, or two
+  // endpoints with no path between them under the forwarding rule.
+  void validate() const;
+
+ private:
+  std::string name_;
+  bool endpoints_forward_ = false;
+  std::vector<Node> nodes_;
+  std::vector<NodeId> endpoints_;
+  std::vector<int> ranks_;
+  std::vector<DirectedLink> directed_links_;
+};
+
+}  // namespace ringlab

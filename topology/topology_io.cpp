@@ -1,0 +1,231 @@
+#include "topology_io.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <initializer_list>
+#include <ostream>
+#include <string_view>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "presets.hpp"
+
+namespace ringlab {
+
+namespace {
+
+constexpr std::uintmax_t max_file_bytes = std::uintmax_t{512} << 20;
+
+[[noreturn]] void fail(const std::string& where, const std::string& what) {
+  throw std::invalid_argument(fmt::format("topology JSON: {}: {}", where, what));
+}
+
+void require_object(const nlohmann::json& value, const std::string& where, std::initializer_list<const char*> known) {
+  if (!value.is_object()) fail(where, "expected a JSON object");
+  for (const auto& item : value.items()) {
+    bool listed = false;
+    for (const char* key : known) listed = listed || item.key() == key;
+    if (!listed) fail(where, fmt::format("unknown field \"{}\"; valid fields: {}", item.key(), fmt::join(known, ", ")));
+  }
+}
+
+const nlohmann::json& field(const nlohmann::json& object, const char* key, const std::string& where) {
+  if (!object.contains(key)) fail(where, fmt::format("missing field \"{}\"", key));
+  return object.at(key);
+}
+
+double positive_number(const nlohmann::json& value, const std::string& where, const char* example) {
+  if (!value.is_number()) fail(where, fmt::format("expected a number of bytes/s, e.g. {}", example));
+  const double number = value.get<double>();
+  if (!std::isfinite(number) || number <= 0)
+    fail(where, fmt::format("{} is not a positive finite number of bytes/s; use e.g. {}", number, example));
+  return number;
+}
+
+LinkDirection direction_from_json(const nlohmann::json& object, const std::string& where) {
+  require_object(object, where, {"bandwidth", "latency"});
+  LinkDirection direction;
+  direction.bandwidth = positive_number(field(object, "bandwidth", where), where + ".bandwidth", "25e9");
+  const nlohmann::json& latency = field(object, "latency", where);
+  if (!latency.is_number()) fail(where + ".latency", "expected a number of seconds, e.g. 1e-6");
+  direction.latency = latency.get<double>();
+  if (!std::isfinite(direction.latency) || direction.latency < 0)
+    fail(where + ".latency", fmt::format("{} is not a number of seconds >= 0", direction.latency));
+  return direction;
+}
+
+nlohmann::json direction_to_json(const DirectedLink& link) {
+  return {{"bandwidth", link.bandwidth}, {"latency", link.latency}};
+}
+
+void add_node_from_json(Topology& topology, const nlohmann::json& value, std::size_t index) {
+  const std::string where = fmt::format("nodes[{}]", index);
+  require_object(value, where, {"id", "kind", "name", "capacity"});
+  if (value.contains("id")) {
+    const nlohmann::json& id = value.at("id");
+    if (!id.is_number_integer() || id.get<std::int64_t>() != static_cast<std::int64_t>(index))
+      fail(where + ".id", fmt::format("is {} but must equal the node's position {} (or be left out)", id.dump(), index));
+  }
+  std::string name = fmt::format("node{}", index);
+  if (value.contains("name")) {
+    if (!value.at("name").is_string()) fail(where + ".name", "expected a string");
+    name = value.at("name").get<std::string>();
+  }
+  const nlohmann::json& kind = field(value, "kind", where);
+  if (kind == "endpoint") {
+    if (value.contains("capacity"))
+      fail(where + ".capacity", "only switches have a capacity; remove it or make the node a switch");
+    topology.add_endpoint(std::move(name));
+  } else if (kind == "switch") {
+    const double capacity =
+        value.contains("capacity") ? positive_number(value.at("capacity"), where + ".capacity", "20e9") : unlimited_capacity;
+    topology.add_switch(std::move(name), capacity);
+  } else {
+    fail(where + ".kind", fmt::format("is {}; expected \"endpoint\" or \"switch\"", kind.dump()));
+  }
+}
+
+NodeId node_reference(const nlohmann::json& link, const char* key, const std::string& where, int nodes) {
+  const nlohmann::json& value = field(link, key, where);
+  const std::string path = where + "." + key;
+  if (!value.is_number_integer()) fail(path, "expected an integer node id (a position in \"nodes\")");
+  const auto id = value.get<std::int64_t>();
+  if (id < 0 || id >= nodes) fail(path, fmt::format("node {} does not exist; node ids are 0..{}", id, nodes - 1));
+  return static_cast<NodeId>(id);
+}
+
+void add_link_from_json(Topology& topology, const nlohmann::json& value, std::size_t index) {
+  const std::string where = fmt::format("links[{}]", index);
+  require_object(value, where, {"a", "b", "bandwidth", "latency", "a_to_b", "b_to_a"});
+  const NodeId a = node_reference(value, "a", where, topology.num_nodes());
+  const NodeId b = node_reference(value, "b", where, topology.num_nodes());
+  if (a == b) fail(where, fmt::format("joins node {} to itself", a));
+  const bool symmetric = value.contains("bandwidth") || value.contains("latency");
+  const bool asymmetric = value.contains("a_to_b") || value.contains("b_to_a");
+  if (symmetric == asymmetric)
+    fail(where, "give either \"bandwidth\" and \"latency\" (both directions) or \"a_to_b\" and \"b_to_a\" objects");
+  if (symmetric) {
+    nlohmann::json both = value;
+    both.erase("a");
+    both.erase("b");
+    topology.add_link(a, b, direction_from_json(both, where));
+  } else {
+    topology.add_link(a, b, direction_from_json(field(value, "a_to_b", where), where + ".a_to_b"),
+                      direction_from_json(field(value, "b_to_a", where), where + ".b_to_a"));
+  }
+}
+
+}  // namespace
+
+nlohmann::json to_json(const Topology& topology) {
+  nlohmann::json nodes = nlohmann::json::array();
+  for (NodeId id = 0; id < topology.num_nodes(); ++id) {
+    const Node& node = topology.node(id);
+    nlohmann::json entry = {{"id", id}, {"kind", name_of(node.kind)}, {"name", node.name}};
+    if (node.capacity < unlimited_capacity) entry["capacity"] = node.capacity;
+    nodes.push_back(std::move(entry));
+  }
+  nlohmann::json links = nlohmann::json::array();
+  for (LinkId link = 0; link < topology.num_links(); ++link) {
+    const DirectedLink& forward = topology.directed_link(Topology::forward_of(link));
+    const DirectedLink& backward = topology.directed_link(Topology::reverse(Topology::forward_of(link)));
+    nlohmann::json entry = {{"a", forward.from}, {"b", forward.to}};
+    if (forward.bandwidth == backward.bandwidth && forward.latency == backward.latency) {
+      entry["bandwidth"] = forward.bandwidth;
+      entry["latency"] = forward.latency;
+    } else {
+      entry["a_to_b"] = direction_to_json(forward);
+      entry["b_to_a"] = direction_to_json(backward);
+    }
+    links.push_back(std::move(entry));
+  }
+  return {{"schema", topology_schema},
+          {"name", topology.name()},
+          {"endpoints_forward", topology.endpoints_forward()},
+          {"nodes", std::move(nodes)},
+          {"links", std::move(links)}};
+}
+
+void write_topology_json(std::ostream& out, const Topology& topology) {
+  const nlohmann::json document = to_json(topology);
+  out << "{\"schema\": " << document.at("schema").dump() << ", \"name\": " << document.at("name").dump()
+      << ", \"endpoints_forward\": " << document.at("endpoints_forward").dump() << ",\n";
+  for (const char* list : {"nodes", "links"}) {
+    out << " \"" << list << "\": [";
+    const nlohmann::json& entries = document.at(list);
+    for (std::size_t i = 0; i < entries.size(); ++i) out << (i == 0 ? "\n  " : ",\n  ") << entries[i].dump();
+    out << (entries.empty() ? "]" : "\n ]") << (list == std::string_view("nodes") ? ",\n" : "\n");
+  }
+  out << "}\n";
+}
+
+Topology topology_from_json(const nlohmann::json& document) {
+  require_object(document, "(top level)", {"schema", "name", "endpoints_forward", "nodes", "links"});
+  const nlohmann::json& schema = field(document, "schema", "(top level)");
+  if (schema != topology_schema)
+    fail("schema", fmt::format("is {}; this build reads \"{}\"", schema.dump(), topology_schema));
+  std::string name = "custom";
+  if (document.contains("name")) {
+    if (!document.at("name").is_string()) fail("name", "expected a string");
+    name = document.at("name").get<std::string>();
+  }
+  bool endpoints_forward = false;
+  if (document.contains("endpoints_forward")) {
+    if (!document.at("endpoints_forward").is_boolean()) fail("endpoints_forward", "expected true or false");
+    endpoints_forward = document.at("endpoints_forward").get<bool>();
+  }
+  const nlohmann::json& nodes = field(document, "nodes", "(top level)");
+  const nlohmann::json& links = field(document, "links", "(top level)");
+  if (!nodes.is_array()) fail("nodes", "expected an array of node objects");
+  if (!links.is_array()) fail("links", "expected an array of link objects");
+  if (static_cast<std::int64_t>(nodes.size()) > max_topology_nodes)
+    fail("nodes", fmt::format("has {} entries; the limit is {}", nodes.size(), max_topology_nodes));
+  if (static_cast<std::int64_t>(links.size()) > max_topology_links)
+    fail("links", fmt::format("has {} entries; the limit is {}", links.size(), max_topology_links));
+  Topology topology(std::move(name));
+  topology.set_endpoints_forward(endpoints_forward);
+  topology.reserve(static_cast<std::int64_t>(nodes.size()), static_cast<std::int64_t>(links.size()));
+  for (std::size_t i = 0; i < nodes.size(); ++i) add_node_from_json(topology, nodes[i], i);
+  for (std::size_t i = 0; i < links.size(); ++i) add_link_from_json(topology, links[i], i);
+  try {
+    topology.validate();
+  } catch (const std::invalid_argument& error) {
+    fail(topology.num_endpoints() == 0 ? "nodes" : "links", error.what());
+  }
+  return topology;
+}
+
+Topology read_topology_file(const std::string& path) {
+  std::error_code error_code;
+  const std::uintmax_t bytes = std::filesystem::file_size(path, error_code);
+  if (error_code) throw std::invalid_argument(fmt::format("cannot read topology file '{}': {}", path, error_code.message()));
+  if (bytes > max_file_bytes)
+    throw std::invalid_argument(
+        fmt::format("topology file '{}' has {} bytes; the limit is {} (512 MiB)", path, bytes, max_file_bytes));
+  std::ifstream file(path);
+  if (!file) throw std::invalid_argument(fmt::format("cannot open topology file '{}'", path));
+  nlohmann::json document;
+  try {
+    file >> document;
+  } catch (const nlohmann::json::parse_error& error) {
+    throw std::invalid_argument(fmt::format("topology file '{}' is not valid JSON: {}", path, error.what()));
+  }
+  try {
+    return topology_from_json(document);
+  } catch (const std::invalid_argument& error) {
+    throw std::invalid_argument(fmt::format("{}: {}", path, error.what()));
+  }
+}
+
+Topology load_topology(const std::string& preset_or_file) {
+  std::error_code error_code;
+  if (std::filesystem::is_regular_file(preset_or_file, error_code)) return read_topology_file(preset_or_file);
+  if (preset_or_file.find('/') != std::string::npos || preset_or_file.ends_with(".json"))
+    throw std::invalid_argument(fmt::format("topology file '{}' does not exist", preset_or_file));
+  return make_preset_topology(preset_or_file);
+}
+
+}  // namespace ringlab

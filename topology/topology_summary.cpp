@@ -1,0 +1,90 @@
+#include "topology_summary.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include <algorithm>
+#include <map>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "routing.hpp"
+
+namespace ringlab {
+
+namespace {
+
+std::string bandwidth_text(double bytes_per_second) {
+  if (bytes_per_second == unlimited_capacity) return "unlimited";
+  return fmt::format("{:g} GB/s", bytes_per_second / 1e9);
+}
+
+std::string latency_text(double seconds) { return fmt::format("{:g} us", seconds * 1e6); }
+
+void print_route(std::ostream& out, const Topology& topology, const Route& route) {
+  std::string path = topology.node(route.source).name;
+  for (DirectedLinkId link : route.links) path += " -> " + topology.node(topology.directed_link(link).to).name;
+  fmt::print(out, "  {} -> {}: {} hop{}, bottleneck {}, latency {}: {}\n", topology.rank_of(route.source),
+             topology.rank_of(route.destination), route.hops(), route.hops() == 1 ? "" : "s",
+             bandwidth_text(route.bottleneck_bandwidth), latency_text(route.latency), path);
+}
+
+}  // namespace
+
+void print_topology_summary(std::ostream& out, const Topology& topology, RouteListing listing) {
+  const int endpoints = topology.num_endpoints();
+  fmt::print(out, "topology {}: {} endpoints, {} switches, {} full-duplex links; endpoints {}\n", topology.name(),
+             endpoints, topology.num_switches(), topology.num_links(),
+             topology.endpoints_forward() ? "relay traffic (direct network)" : "do not relay traffic");
+  std::map<std::pair<double, double>, int> link_classes;
+  for (DirectedLinkId id = 0; id < topology.num_directed_links(); ++id)
+    ++link_classes[{topology.directed_link(id).bandwidth, topology.directed_link(id).latency}];
+  fmt::print(out, "directed links by bandwidth and latency:\n");
+  for (const auto& [properties, count] : link_classes)
+    fmt::print(out, "  {:>8} x {}, {}\n", count, bandwidth_text(properties.first), latency_text(properties.second));
+  for (NodeId id = 0; id < topology.num_nodes(); ++id)
+    if (topology.node(id).capacity < unlimited_capacity)
+      fmt::print(out, "switch {} carries at most {} in all\n", topology.node(id).name,
+                 bandwidth_text(topology.node(id).capacity));
+
+  Router router(topology);
+  int farthest = 0;
+  int most_hops = 0;
+  int fewest_hops = endpoints > 1 ? topology.num_nodes() : 0;
+  double lowest_bottleneck = unlimited_capacity;
+  for (int rank = 1; rank < endpoints; ++rank) {
+    const Route route = router.route(0, rank);
+    if (route.hops() > most_hops) {
+      most_hops = route.hops();
+      farthest = rank;
+    }
+    fewest_hops = std::min(fewest_hops, route.hops());
+    lowest_bottleneck = std::min(lowest_bottleneck, route.bottleneck_bandwidth);
+  }
+  if (endpoints > 1)
+    fmt::print(out, "routes from rank 0: {} to {} hops, lowest bottleneck {}\n", fewest_hops, most_hops,
+               bandwidth_text(lowest_bottleneck));
+
+  if (listing == RouteListing::all && endpoints <= all_pairs_limit) {
+    fmt::print(out, "all routes:\n");
+    for (int source = 0; source < endpoints; ++source)
+      for (int destination = 0; destination < endpoints; ++destination)
+        if (source != destination) print_route(out, topology, router.route(source, destination));
+    return;
+  }
+  std::vector<int> destinations;
+  if (listing == RouteListing::all) {
+    fmt::print(out, "routes from rank 0 (every pair is listed only up to {} endpoints):\n", all_pairs_limit);
+    for (int rank = 1; rank < endpoints; ++rank) destinations.push_back(rank);
+  } else {
+    fmt::print(out, "example routes (--routes lists them all):\n");
+    for (int rank : {1, endpoints / 2, endpoints - 1, farthest})
+      if (rank > 0 && rank < endpoints && std::find(destinations.begin(), destinations.end(), rank) == destinations.end())
+        destinations.push_back(rank);
+  }
+  for (int destination : destinations) print_route(out, topology, router.route(0, destination));
+  if (destinations.empty()) fmt::print(out, "  (one endpoint: no routes)\n");
+}
+
+}  // namespace ringlab
