@@ -71,7 +71,7 @@ int run_on(Communicator& comm, const AllreduceArguments& arguments) {
   const ReduceOp op = parse_reduce_op(arguments.op);
   ExecuteOptions options;
   options.segment_bytes = static_cast<std::size_t>(arguments.segment_bytes);
-  options.timeout = std::chrono::milliseconds(static_cast<std::int64_t>(arguments.timeout_seconds * 1000));
+  options.timeout = timeout_from_seconds(arguments.timeout_seconds);
   const bool print = comm.rank() == 0;
   const std::size_t bytes = checked_byte_count(count, type);
   if (print)

@@ -116,7 +116,7 @@ bench::BenchOptions to_options(const BenchArguments& arguments, const std::strin
 // Rank 0 measures memcpy while the other ranks sleep (they would otherwise spin in a wait and
 // take the cores the copy needs), then releases them. Returns the figure on rank 0, 0 elsewhere.
 double measure_memcpy_alone(Communicator& comm, const bench::BenchOptions& options) {
-  const auto deadline = Clock::now() + std::chrono::milliseconds(static_cast<std::int64_t>(options.timeout_seconds * 1000));
+  const auto deadline = Clock::now() + timeout_from_seconds(options.timeout_seconds);
   std::byte token{1};
   if (comm.rank() != 0) {
     RequestPtr release = comm.post_recv({&token, 1}, 0, memcpy_release_tag);
@@ -136,7 +136,7 @@ double measure_memcpy_alone(Communicator& comm, const bench::BenchOptions& optio
 int run_bench(Communicator& comm, const BenchArguments& arguments, const bench::BenchOptions& options,
               const std::vector<bench::SweepSize>& sizes, std::vector<std::string> notes, const std::string& backend) {
   check_ranks_agree(comm, bench::describe(options),
-                    std::chrono::milliseconds(static_cast<std::int64_t>(options.timeout_seconds * 1000)),
+                    timeout_from_seconds(options.timeout_seconds),
                     "the bench options");
   const bool leader = comm.rank() == 0;
   bench::RunDescription run{arguments.command_line, backend, comm.transport_description(), comm.size(),

@@ -18,6 +18,11 @@ namespace ringlab {
 
 using Clock = std::chrono::steady_clock;
 
+// A time-out given in seconds on a command line, as the milliseconds waits take (rounded down).
+inline std::chrono::milliseconds timeout_from_seconds(double seconds) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::duration<double>(seconds));
+}
+
 // Thrown when a wait passes its deadline; the message names rank, operation, peer and tag.
 class TimeoutError : public std::runtime_error {
  public:

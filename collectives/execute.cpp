@@ -67,18 +67,11 @@ std::span<std::byte> bytes_of(std::array<char, agree_message_bytes>& buffer) {
 }
 
 void check_own_program(const RankPlan& plan) {
-  for (std::size_t step = 0; step < plan.program.steps.size(); ++step) {
-    for (const Op& op : plan.program.steps[step]) {
-      const ChunkRange range = op.chunks;
-      if (op.peer < 0 || op.peer >= plan.nranks || op.peer == plan.rank ||
-          range.begin < 0 || range.begin >= plan.nchunks || range.end <= range.begin ||
-          range.end > range.begin + plan.nchunks)
-        throw std::invalid_argument(fmt::format(
-            "{} {}: rank {}, step {}: malformed {} (peer {}, chunks [{}, {})) for {} ranks and {} chunks",
-            plan.algorithm, name_of(plan.collective), plan.rank, step, name_of(op.kind), op.peer, range.begin,
-            range.end, plan.nranks, plan.nchunks));
-    }
-  }
+  for (std::size_t step = 0; step < plan.program.steps.size(); ++step)
+    for (const Op& op : plan.program.steps[step])
+      if (const std::string problem = op_problem(op, plan.rank, plan.nranks, plan.nchunks); !problem.empty())
+        throw std::invalid_argument(fmt::format("{} {}: rank {}, step {}: {}", plan.algorithm,
+                                                name_of(plan.collective), plan.rank, step, problem));
 }
 
 }  // namespace

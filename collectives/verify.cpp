@@ -87,23 +87,10 @@ void check_header(const Schedule& schedule, ErrorList& errors) {
 void check_ops(const Schedule& schedule, const std::vector<RankProgram>& programs, ErrorList& errors) {
   for (int rank = 0; rank < schedule.nranks; ++rank) {
     const auto& steps = programs[static_cast<std::size_t>(rank)].steps;
-    for (std::size_t step = 0; step < steps.size(); ++step) {
-      for (const Op& op : steps[step]) {
-        const int step_index = static_cast<int>(step);
-        if (op.peer < 0 || op.peer >= schedule.nranks)
-          errors.add(rank, step_index, fmt::format("{} names peer {}, outside [0, {})", name_of(op.kind), op.peer,
-                                                   schedule.nranks));
-        else if (op.peer == rank)
-          errors.add(rank, step_index, fmt::format("{} names itself as peer", name_of(op.kind)));
-        const ChunkRange range = op.chunks;
-        if (range.begin < 0 || range.begin >= schedule.nchunks || range.end <= range.begin ||
-            range.end > range.begin + schedule.nchunks)
-          errors.add(rank, step_index,
-                     fmt::format("{} has chunk range [{}, {}); need 0 <= begin < nchunks ({}) and "
-                                 "begin < end <= begin + nchunks",
-                                 name_of(op.kind), range.begin, range.end, schedule.nchunks));
-      }
-    }
+    for (std::size_t step = 0; step < steps.size(); ++step)
+      for (const Op& op : steps[step])
+        if (std::string problem = op_problem(op, rank, schedule.nranks, schedule.nchunks); !problem.empty())
+          errors.add(rank, static_cast<int>(step), std::move(problem));
   }
 }
 
@@ -349,6 +336,20 @@ void execute_symbolically(const Schedule& schedule, const std::vector<RankProgra
 }
 
 }  // namespace
+
+std::string op_problem(const Op& op, int rank, int nranks, std::int64_t nchunks) {
+  std::string problem;
+  if (op.peer < 0 || op.peer >= nranks)
+    problem = fmt::format("{} names peer {}, outside [0, {})", name_of(op.kind), op.peer, nranks);
+  else if (op.peer == rank)
+    problem = fmt::format("{} names itself as peer", name_of(op.kind));
+  const ChunkRange range = op.chunks;
+  if (range.begin < 0 || range.begin >= nchunks || range.end <= range.begin || range.end > range.begin + nchunks)
+    problem += fmt::format("{}{} has chunk range [{}, {}); need 0 <= begin < nchunks ({}) and begin < end <= begin + "
+                           "nchunks",
+                           problem.empty() ? "" : "; ", name_of(op.kind), range.begin, range.end, nchunks);
+  return problem;
+}
 
 std::vector<std::string> check_structure(const Schedule& schedule) {
   ErrorList errors(schedule);

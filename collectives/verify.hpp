@@ -19,6 +19,10 @@ namespace ringlab {
 // step) and unmatched sends/receives, in words. Empty when the schedule is well formed.
 std::vector<std::string> check_structure(const Schedule& schedule);
 
+// What is wrong with one op of `rank` (peer outside [0, nranks), itself as peer, a chunk range
+// outside the rules of schedule.hpp), in words; empty when nothing is.
+std::string op_problem(const Op& op, int rank, int nranks, std::int64_t nchunks);
+
 struct VerifyResult {
   std::vector<std::string> errors;        // first violations, in words
   std::int64_t error_count = 0;           // all violations (errors may be truncated)

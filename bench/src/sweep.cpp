@@ -72,7 +72,7 @@ std::vector<ResultRow> run_sweep(Communicator& comm, const BenchOptions& options
                                  const std::function<void(const SweepProgress&)>& on_progress) {
   ExecuteOptions execute;
   execute.segment_bytes = options.segment_bytes;
-  execute.timeout = std::chrono::milliseconds(static_cast<std::int64_t>(options.timeout_seconds * 1000));
+  execute.timeout = timeout_from_seconds(options.timeout_seconds);
   ExecuteOptions timed = execute;
   timed.check_consistency = false;
   auto deadline = [&] { return Clock::now() + execute.timeout; };
