@@ -46,8 +46,9 @@ class ClosedFormModel {
   // The time of one collective call on `count` elements of `type`. Rank r of the schedule is
   // endpoint r of the topology. Throws std::invalid_argument when the schedule has more ranks
   // than the topology has endpoints, when count is negative, or when an op names a peer or a
-  // chunk range that does not exist (explicit schedules are also checked for matching sends and
-  // receives, check_structure); the message names the rank, step and op.
+  // chunk range that does not exist; the message names the rank, step and op. Whether sends and
+  // receives match is not checked (that needs the verifier's O(ranks x chunks) state): prove a
+  // schedule that did not come from the registry with `ringlab verify` first.
   Prediction predict(const Schedule& schedule, std::int64_t count, DataType type);
 
   double gamma_seconds_per_byte() const { return gamma_seconds_per_byte_; }
