@@ -58,8 +58,51 @@ ClosedFormModel::ClosedFormModel(const Topology& topology, double gamma_seconds_
         fmt::format("gamma must be a finite number of seconds per byte >= 0, not {}", gamma_seconds_per_byte));
 }
 
+std::optional<Prediction> ClosedFormModel::predict_symmetric(const Schedule& schedule, std::int64_t count,
+                                                            DataType type) {
+  if (!schedule.circulant || schedule.nranks != route_costs_.topology().num_endpoints() ||
+      count % schedule.nchunks != 0)
+    return std::nullopt;
+  const double chunk_bytes = static_cast<double>(count / schedule.nchunks) * static_cast<double>(element_size(type));
+  // The route of each template op: a send goes to offset +peer, a receive comes from it, i.e.
+  // its sender reaches this rank at offset N - peer.
+  const std::vector<Step>& steps = schedule.programs.front().steps;
+  std::vector<std::vector<RouteCost>> routes(steps.size());
+  for (std::size_t step = 0; step < steps.size(); ++step) {
+    for (const Op& op : steps[step]) {
+      const std::optional<RouteCost> cost =
+          route_costs_.uniform_cost(op.kind == OpKind::send ? op.peer : schedule.nranks - op.peer);
+      if (!cost) return std::nullopt;
+      routes[step].push_back(*cost);
+    }
+  }
+  double finish = 0;
+  for (std::size_t step = 0; step < steps.size(); ++step) {
+    // Every rank's ports carry the same in this step, so max(out(sender), in(receiver)) is max(out, in).
+    double outgoing_seconds = 0;
+    double incoming_seconds = 0;
+    double reduced_bytes = 0;
+    for (std::size_t i = 0; i < steps[step].size(); ++i) {
+      const Op& op = steps[step][i];
+      const double bytes = static_cast<double>(op.chunks.size()) * chunk_bytes;
+      (op.kind == OpKind::send ? outgoing_seconds : incoming_seconds) += bytes * routes[step][i].seconds_per_byte;
+      if (op.kind == OpKind::recv_reduce) reduced_bytes += bytes;
+    }
+    double end = finish;
+    for (const RouteCost& route : routes[step])
+      end = std::max(end, finish + route.latency_seconds + std::max(outgoing_seconds, incoming_seconds));
+    finish = end + gamma_seconds_per_byte_ * reduced_bytes;
+  }
+  Prediction prediction;
+  prediction.steps = static_cast<int>(steps.size());
+  prediction.seconds = finish;
+  prediction.rank_finish_seconds.assign(static_cast<std::size_t>(schedule.nranks), finish);
+  return prediction;
+}
+
 Prediction ClosedFormModel::predict(const Schedule& schedule, std::int64_t count, DataType type) {
   check_schedule(schedule, route_costs_.topology(), count);
+  if (std::optional<Prediction> symmetric = predict_symmetric(schedule, count, type)) return *std::move(symmetric);
   const auto nranks = static_cast<std::size_t>(schedule.nranks);
   const auto bytes_per_element = static_cast<double>(element_size(type));
   // element_count(range, count, nchunks) from a table of chunk starts, without its divisions.

@@ -10,13 +10,15 @@
 //   latency(route) + max(out(s), in(d)) later;
 // - the rank's step ends when all its transfers have ended, plus gamma * the bytes it reduces
 //   (recv_reduce), which is not overlapped with the transfers.
-// A rank with no op in a step keeps its time. The prediction is the latest rank's finish. On a
+// A rank with no op in a step keeps its time. The prediction is the latest rank's finish (when
+// every rank provably runs alike, rank 0's, computed alone: predict_symmetric). On a
 // uniform network (every route alike) this gives DESIGN.md's formulas, alpha = route latency and
 // beta = 1 / route bandwidth: a server's N-1 incoming messages cost (N-1) n beta (incast), a
 // send and a receive in the same step cost max, not sum.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "datatype.hpp"
@@ -54,6 +56,11 @@ class ClosedFormModel {
   double gamma_seconds_per_byte() const { return gamma_seconds_per_byte_; }
 
  private:
+  // A circulant schedule with equal chunks on a network where each offset it uses costs the same
+  // from every rank runs alike on every rank: rank 0 alone is priced, O(steps x ops) instead of
+  // O(steps x ops x N). Nothing when those conditions do not hold.
+  std::optional<Prediction> predict_symmetric(const Schedule& schedule, std::int64_t count, DataType type);
+
   RouteCosts route_costs_;
   double gamma_seconds_per_byte_;
 };

@@ -32,4 +32,21 @@ RouteCost RouteCosts::look_up(int source_rank, int destination_rank) {
   return row[source];
 }
 
+std::optional<RouteCost> RouteCosts::uniform_cost(int offset) {
+  offset %= nranks_;
+  if (uniformity_by_offset_.empty()) uniformity_by_offset_.assign(static_cast<std::size_t>(nranks_), Uniformity::unknown);
+  Uniformity& known = uniformity_by_offset_[static_cast<std::size_t>(offset)];
+  const RouteCost first = between(0, offset);
+  if (known == Uniformity::unknown) {
+    known = Uniformity::uniform;
+    for (int source = 1; source < nranks_ && known == Uniformity::uniform; ++source) {
+      const RouteCost cost = between(source, (source + offset) % nranks_);
+      if (cost.latency_seconds != first.latency_seconds || cost.seconds_per_byte != first.seconds_per_byte)
+        known = Uniformity::varies;
+    }
+  }
+  if (known == Uniformity::varies) return std::nullopt;
+  return first;
+}
+
 }  // namespace ringlab::simulator

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <vector>
 
 #include "routing.hpp"
@@ -37,6 +38,11 @@ class RouteCosts {
     return look_up(source_rank, destination_rank);
   }
 
+  // When every rank r reaches rank (r + offset) mod N at the same cost (a symmetric network for
+  // that offset, e.g. any offset of switch:N or ring:N), that cost; otherwise nothing. Looks up
+  // all N routes of the offset once (cached like between()); the answer is kept per offset.
+  std::optional<RouteCost> uniform_cost(int offset);
+
   const Topology& topology() const { return router_.topology(); }
 
  private:
@@ -49,6 +55,8 @@ class RouteCosts {
   std::size_t cached_rows_ = 0;
   // rows_by_offset_[(d - s) mod N][s]; an empty row is not cached, a negative latency not yet known.
   std::vector<std::vector<RouteCost>> rows_by_offset_;
+  enum class Uniformity : unsigned char { unknown, uniform, varies };
+  std::vector<Uniformity> uniformity_by_offset_;  // allocated on the first uniform_cost call
 };
 
 }  // namespace ringlab::simulator

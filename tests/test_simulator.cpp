@@ -182,6 +182,43 @@ TEST(SimulatorClosedForm, FourThousandRanksMatchTheFormulas) {
               halving, 1e-9 * halving);
 }
 
+// The same schedule as explicit per-rank programs, which the model walks rank by rank.
+Schedule explicit_copy(const Schedule& schedule) {
+  Schedule copy = schedule;
+  copy.circulant = false;
+  copy.programs.clear();
+  for (int rank = 0; rank < schedule.nranks; ++rank) copy.programs.push_back(schedule.program(rank));
+  return copy;
+}
+
+TEST(SimulatorClosedForm, SymmetricShortcutEqualsTheRankByRankWalk) {
+  // Circulant schedules with equal chunks on switch, fully-connected, ring and torus networks are
+  // priced from rank 0 alone; the explicit copy of the same schedule is walked rank by rank.
+  for (const std::string preset : {"switch:12", "fully-connected:12", "ring:12", "torus2d:3x4", "ring:64",
+                                   "switch:64,bw=3e9", "pcie-tree,switches=3,gpus_per_switch=4"}) {
+    const Topology topology = make_preset_topology(preset);
+    const int nranks = topology.num_endpoints();
+    ClosedFormModel model(topology, gamma_seconds_per_byte);
+    for (const char* algorithm : {"ring", "interval_paired"}) {
+      for (Collective collective : {Collective::allreduce, Collective::reduce_scatter, Collective::allgather}) {
+        const Schedule circulant = make_schedule(algorithm, collective, nranks);
+        ASSERT_TRUE(circulant.circulant);
+        const Schedule walked = explicit_copy(circulant);
+        for (std::int64_t count : {std::int64_t{0}, std::int64_t{nranks} * 1000, std::int64_t{nranks} * 1000 + 7}) {
+          const Prediction fast = model.predict(circulant, count, DataType::float32);
+          const Prediction full = model.predict(walked, count, DataType::float32);
+          const std::string where = fmt::format("{} {} {} count {}", preset, algorithm, name_of(collective), count);
+          EXPECT_NEAR(fast.seconds, full.seconds, 1e-12 * full.seconds) << where;
+          ASSERT_EQ(fast.rank_finish_seconds.size(), full.rank_finish_seconds.size()) << where;
+          for (std::size_t rank = 0; rank < full.rank_finish_seconds.size(); ++rank)
+            EXPECT_NEAR(fast.rank_finish_seconds[rank], full.rank_finish_seconds[rank], 1e-12 * full.seconds)
+                << where << " rank " << rank;
+        }
+      }
+    }
+  }
+}
+
 TEST(SimulatorErrors, RefusesBadInput) {
   const Topology topology = make_preset_topology("switch:4");
   ClosedFormModel model(topology);
