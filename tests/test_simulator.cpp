@@ -91,6 +91,23 @@ TEST(SimulatorClosedForm, ChargesTheBytesTheExecutorMovesForUnevenChunks) {
   EXPECT_NEAR(predicted.seconds, 6 * 3 * 8 / 1e9, 1e-18);
 }
 
+TEST(SimulatorClosedForm, ElementCountIsTheSizeOfTheElementRanges) {
+  // The model's byte count (element_count, the spec of its chunk-start table) is what the
+  // executor moves: the elements of element_ranges, wrapping ranges included.
+  for (std::int64_t nchunks : {1, 3, 4, 7}) {
+    for (std::int64_t count : {0, 1, 5, 10, 1009}) {
+      for (std::int64_t begin = 0; begin < nchunks; ++begin) {
+        for (std::int64_t end = begin + 1; end <= begin + nchunks; ++end) {
+          std::int64_t elements = 0;
+          for (const ElementRange& range : element_ranges({begin, end}, count, nchunks)) elements += range.size();
+          EXPECT_EQ(element_count({begin, end}, count, nchunks), elements)
+              << "[" << begin << "," << end << ") of " << nchunks << " chunks, count " << count;
+        }
+      }
+    }
+  }
+}
+
 TEST(SimulatorClosedForm, ReportsPerRankFinishTimes) {
   // halving_doubling at N = 6 folds ranks 0..3; in the last step ranks 1 and 3 send the result
   // back to 0 and 2 (a sender is done when its transfer is) while ranks 4 and 5 are done one
