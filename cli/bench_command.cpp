@@ -18,6 +18,7 @@
 #include "commands.hpp"
 #include "execute.hpp"
 #include "launch.hpp"
+#include "sweep_arguments.hpp"
 
 namespace ringlab::cli {
 
@@ -26,26 +27,17 @@ namespace {
 constexpr int memcpy_release_tag = 31000;  // above every step tag, below the executor's agreement tags
 
 struct BenchArguments {
-  std::string min_bytes = "8";
-  std::string max_bytes = "64M";
-  std::int64_t step_factor = 0;
-  std::string step_bytes;
+  SweepArguments sweep;
   int iterations = 20;
   int warmup = 5;
   int check = 1;
-  std::string type = "float32";
   std::string op = "sum";
   int average = 3;
-  std::string algorithms = "all";
   std::string baseline;
   std::int64_t segment_bytes = std::int64_t{1} << 20;
-  std::string json;
-  bool force = false;
-  bool quiet = false;
   std::string backend = "auto";
   int ranks = 4;
   double timeout_seconds = 300;
-  AlgorithmOptions algorithm_options;
   std::string command_line;
 };
 
@@ -73,13 +65,7 @@ class ProgressLine {
 
 bench::BenchOptions to_options(const BenchArguments& arguments, const std::string& backend) {
   bench::BenchOptions options;
-  options.min_bytes = parse_size(arguments.min_bytes);
-  options.max_bytes = parse_size(arguments.max_bytes);
-  if (!arguments.step_bytes.empty()) options.step_bytes = parse_size(arguments.step_bytes);
-  if (arguments.step_factor != 0) {
-    options.step_factor = arguments.step_factor;
-    options.step_bytes = 0;
-  }
+  apply_sweep_arguments(arguments.sweep, options);
   if (arguments.iterations < 1) throw std::invalid_argument("-n/--iters must be at least 1");
   if (arguments.warmup < 0) throw std::invalid_argument("-w/--warmup_iters must not be negative");
   if (arguments.check != 0 && arguments.check != 1) throw std::invalid_argument("-c/--check takes 0 or 1");
@@ -90,20 +76,17 @@ bench::BenchOptions to_options(const BenchArguments& arguments, const std::strin
   options.iterations = arguments.iterations;
   options.warmup_iterations = arguments.warmup;
   options.check = arguments.check == 1;
-  options.type = parse_data_type(arguments.type);
   options.op = parse_reduce_op(arguments.op);
   options.average = static_cast<bench::Average>(arguments.average);
   options.segment_bytes = static_cast<std::size_t>(arguments.segment_bytes);
-  options.algorithm_options = arguments.algorithm_options;
   options.timeout_seconds = arguments.timeout_seconds;
-  options.quiet = arguments.quiet;
   std::vector<std::string> valid = allreduce_implementations();
   if (backend != "mpi") {
-    if (arguments.algorithms != "all" && arguments.algorithms.find(mpi_native) != std::string::npos)
+    if (arguments.sweep.algorithms != "all" && arguments.sweep.algorithms.find(mpi_native) != std::string::npos)
       throw std::invalid_argument(fmt::format("'{}' needs --backend mpi (run under mpiexec)", mpi_native));
     valid.erase(std::remove(valid.begin(), valid.end(), std::string(mpi_native)), valid.end());
   }
-  options.algorithms = parse_name_list(arguments.algorithms, valid);
+  options.algorithms = parse_name_list(arguments.sweep.algorithms, valid);
   options.baseline = arguments.baseline;
   if (options.baseline.empty())
     options.baseline = std::find(options.algorithms.begin(), options.algorithms.end(), std::string(mpi_native)) !=
@@ -141,7 +124,7 @@ int run_bench(Communicator& comm, const BenchArguments& arguments, const bench::
   const bool leader = comm.rank() == 0;
   bench::RunDescription run{arguments.command_line, backend, comm.transport_description(), comm.size(),
                             bench::describe_machine(backend == "mpi" ? std::optional(mpi_library_name()) : std::nullopt),
-                            std::move(notes)};
+                            std::move(notes), std::nullopt};
   run.machine.memcpy_gbps = measure_memcpy_alone(comm, options);
   if (leader && !options.quiet) bench::print_header(stdout, run, options);
   ProgressLine progress(leader && !options.quiet && isatty(STDERR_FILENO) == 1);
@@ -155,9 +138,9 @@ int run_bench(Communicator& comm, const BenchArguments& arguments, const bench::
   progress.clear();
   if (!leader) return 0;
   bench::print_footer(stdout, rows, options);
-  if (!arguments.json.empty()) {
-    bench::write_report(arguments.json, bench::make_report(run, options, rows, true));
-    fmt::print("# report written to {}\n", arguments.json);
+  if (!arguments.sweep.json.empty()) {
+    bench::write_report(arguments.sweep.json, bench::make_report(run, options, rows, true));
+    fmt::print("# report written to {}\n", arguments.sweep.json);
   }
   const bool all_correct = std::all_of(rows.begin(), rows.end(), [](const bench::ResultRow& row) { return row.wrong <= 0; });
   return all_correct ? 0 : 1;
@@ -171,31 +154,20 @@ CommandRunner add_bench_command(CLI::App& app, const std::string& command_line) 
   CLI::App* command = app.add_subcommand(
       "bench", "All-reduce microbenchmark across sizes and algorithms, nccl-tests style (mpiexec -n N for the mpi "
                "backend). Exits 1 if any element is wrong.");
-  command->add_option("-b,--minbytes", arguments->min_bytes, "Smallest size (K/M/G suffixes)")->capture_default_str();
-  command->add_option("-e,--maxbytes", arguments->max_bytes, "Largest size")->capture_default_str();
-  command->add_option("-f,--stepfactor", arguments->step_factor, "Multiply the size by this (default 2)");
-  command->add_option("-i,--stepbytes", arguments->step_bytes, "Add this many bytes instead of multiplying");
+  add_sweep_options(*command, arguments->sweep);
   command->add_option("-n,--iters", arguments->iterations, "Timed iterations per size")->capture_default_str();
   command->add_option("-w,--warmup_iters", arguments->warmup, "Warm-up iterations")->capture_default_str();
   command->add_option("-c,--check", arguments->check, "Check results (1) or not (0)")->capture_default_str();
-  command->add_option("-d,--datatype", arguments->type, "float32|float64|float16|bfloat16|int32|int64")
-      ->capture_default_str();
   command->add_option("-o,--op", arguments->op, "sum|prod|min|max|avg")->capture_default_str();
   command->add_option("-a,--average", arguments->average, "Time over ranks: 0 rank 0, 1 mean, 2 min, 3 max")
       ->capture_default_str();
-  command->add_option("--algo", arguments->algorithms, "Comma-separated implementations, or all")->capture_default_str();
   command->add_option("--baseline", arguments->baseline, "Reference for ratios (default mpi-native, else the first)");
   command->add_option("--segment-bytes", arguments->segment_bytes, "Segment size (0 = whole transfers)")
       ->capture_default_str();
-  command->add_option("--json", arguments->json, "Write a ringlab.bench/1 report to this file");
-  command->add_flag("--force", arguments->force, "Overwrite an existing --json file");
-  command->add_flag("--quiet", arguments->quiet, "No table, no progress line");
   command->add_option("--backend", arguments->backend, "auto | mpi | threads")->capture_default_str();
   command->add_option("--ranks", arguments->ranks, "Ranks for the threads backend")->capture_default_str();
   command->add_option("--timeout", arguments->timeout_seconds, "Seconds any rank waits before the job fails")
       ->capture_default_str();
-  command->add_option("--root", arguments->algorithm_options.root, "parameter_server root")->capture_default_str();
-  command->add_option("--shards", arguments->algorithm_options.shards, "parameter_server shards")->capture_default_str();
   return [arguments] {
     // Everything that can be refused is refused here, before any rank starts.
     const std::string backend = resolve_backend(arguments->backend);
@@ -204,7 +176,7 @@ CommandRunner add_bench_command(CLI::App& app, const std::string& command_line) 
     const std::vector<bench::SweepSize> sizes = bench::sweep_sizes(options, &notes);
     const int ranks_here = backend == "threads" ? arguments->ranks : 1;
     bench::check_memory(options, ranks_here, bench::available_memory_bytes());
-    bench::check_output_path(arguments->json, arguments->force);
+    bench::check_output_path(arguments->sweep.json, arguments->sweep.force);
     return run_ranks(backend, arguments->ranks, [&](Communicator& comm) {
       return run_bench(comm, *arguments, options, sizes, notes, backend);
     });

@@ -18,5 +18,7 @@ CommandRunner add_allreduce_command(CLI::App& app);
 CommandRunner add_bench_command(CLI::App& app, const std::string& command_line);
 // `ringlab topology show`.
 CommandRunner add_topology_command(CLI::App& app);
+// `ringlab simulate`; `command_line` is recorded in the JSON report.
+CommandRunner add_simulate_command(CLI::App& app, const std::string& command_line);
 
 }  // namespace ringlab::cli

@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) command_line += std::string(" ") + argv[i];
   const ringlab::cli::CommandRunner bench = ringlab::cli::add_bench_command(app, command_line);
   const ringlab::cli::CommandRunner topology = ringlab::cli::add_topology_command(app);
+  const ringlab::cli::CommandRunner simulate = ringlab::cli::add_simulate_command(app, command_line);
   CLI11_PARSE(app, argc, argv);
   try {
     if (app.got_subcommand("schedule")) return schedule();
@@ -26,6 +27,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("allreduce")) return allreduce();
     if (app.got_subcommand("bench")) return bench();
     if (app.got_subcommand("topology")) return topology();
+    if (app.got_subcommand("simulate")) return simulate();
   } catch (const std::exception& error) {
     fmt::print(stderr, "ringlab: error: {}\n", error.what());
     return 2;

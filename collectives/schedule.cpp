@@ -62,15 +62,18 @@ RankProgram Schedule::program(int rank) const {
     throw std::out_of_range(fmt::format("rank {} is outside the schedule's {} ranks", rank, nranks));
   if (!circulant) return programs.at(static_cast<std::size_t>(rank));
   RankProgram resolved = programs.at(0);
+  for (Step& step : resolved.steps)
+    for (Op& op : step) op = resolve(op, rank);
+  return resolved;
+}
+
+Op Schedule::resolve(const Op& op, int rank) const {
+  if (!circulant) return op;
   const std::int64_t chunk_shift = rank * (nchunks / nranks);
-  for (Step& step : resolved.steps) {
-    for (Op& op : step) {
-      op.peer = (op.peer + rank) % nranks;
-      const std::int64_t size = op.chunks.size();
-      op.chunks.begin = (op.chunks.begin + chunk_shift) % nchunks;
-      op.chunks.end = op.chunks.begin + size;
-    }
-  }
+  Op resolved = op;
+  resolved.peer = (op.peer + rank) % nranks;
+  resolved.chunks.begin = (op.chunks.begin + chunk_shift) % nchunks;
+  resolved.chunks.end = resolved.chunks.begin + op.chunks.size();
   return resolved;
 }
 

@@ -67,6 +67,12 @@ constexpr std::int64_t chunk_start(std::int64_t chunk, std::int64_t count, std::
 // Empty element ranges (count < nchunks) are still returned so both ends agree on the shape.
 std::vector<ElementRange> element_ranges(ChunkRange chunks, std::int64_t count, std::int64_t nchunks);
 
+// Number of elements a chunk range covers (the sum of its element_ranges), without allocating.
+constexpr std::int64_t element_count(ChunkRange chunks, std::int64_t count, std::int64_t nchunks) {
+  if (chunks.end <= nchunks) return chunk_start(chunks.end, count, nchunks) - chunk_start(chunks.begin, count, nchunks);
+  return count - chunk_start(chunks.begin, count, nchunks) + chunk_start(chunks.end - nchunks, count, nchunks);
+}
+
 // Block owned by `rank` in reduce-scatter / all-gather: chunks [rank*m, (rank+1)*m), m = nchunks/nranks.
 ChunkRange block_of(int rank, int nranks, std::int64_t nchunks);
 
@@ -88,6 +94,9 @@ struct Schedule {
   int num_steps() const;
   // The program of one rank with absolute peers and chunk ranges.
   RankProgram program(int rank) const;
+  // One op of a circulant template resolved for `rank` (absolute peer and chunk range); the op
+  // itself when the schedule is explicit. No range check on `rank`.
+  Op resolve(const Op& op, int rank) const;
 };
 
 // Build a circulant schedule from its template.

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "algorithms/algorithm.hpp"
+#include "closed_forms.hpp"
 #include "schedule_io.hpp"
 #include "verify.hpp"
 
@@ -19,66 +20,6 @@ std::vector<int> verified_rank_counts() {
   for (int n = 1; n <= 64; ++n) counts.push_back(n);
   for (int n : {96, 128, 255, 256}) counts.push_back(n);
   return counts;
-}
-
-// Closed forms with message size n = 1: step count, most bytes any rank sends (as a multiple of
-// n), and the critical path as (alphas, multiples of n at beta, multiples of n at gamma).
-struct ClosedForm {
-  int steps = 0;
-  double sent = 0;
-  double alphas = 0;
-  double beta = 0;
-  double gamma = 0;
-};
-
-int log2_ceil(int n) { return n <= 1 ? 0 : static_cast<int>(std::ceil(std::log2(n) - 1e-12)); }
-int log2_floor(int n) { return static_cast<int>(std::floor(std::log2(n) + 1e-12)); }
-
-ClosedForm closed_form(std::string_view algorithm, Collective collective, int nranks, const AlgorithmOptions& options) {
-  const double n = nranks;
-  if (nranks == 1) return {};
-  if (algorithm == "ring") {
-    switch (collective) {
-      case Collective::allreduce: return {2 * (nranks - 1), 2 * (n - 1) / n, 2 * (n - 1), 2 * (n - 1) / n, (n - 1) / n};
-      case Collective::reduce_scatter: return {nranks - 1, (n - 1) / n, n - 1, (n - 1) / n, (n - 1) / n};
-      case Collective::allgather: return {nranks - 1, (n - 1) / n, n - 1, (n - 1) / n, 0};
-      case Collective::broadcast: return {2 * nranks - 2, 1, 2 * n - 2, (2 * n - 2) / n, 0};
-    }
-  }
-  if (algorithm == "interval_paired") {
-    const int rounds = log2_ceil(nranks);
-    switch (collective) {
-      case Collective::allreduce: return {2 * rounds, 2 * (n - 1) / n, 2.0 * rounds, 2 * (n - 1) / n, (n - 1) / n};
-      case Collective::reduce_scatter: return {rounds, (n - 1) / n, 1.0 * rounds, (n - 1) / n, (n - 1) / n};
-      case Collective::allgather: return {rounds, (n - 1) / n, 1.0 * rounds, (n - 1) / n, 0};
-      case Collective::broadcast: break;
-    }
-  }
-  if (algorithm == "parameter_server") {
-    const double k = options.shards;
-    switch (collective) {
-      case Collective::allreduce: return {2, (n + k - 2) / k, 2, 2 * (n - 1) / k, (n - 1) / k};
-      case Collective::reduce_scatter: return {1, (n - 1) / n, 1, (n - 1) / n, (n - 1) / n};
-      case Collective::allgather: return {1, (n - 1) / n, 1, (n - 1) / n, 0};
-      case Collective::broadcast: return {1, n - 1, 1, n - 1, 0};
-    }
-  }
-  const int power = 1 << log2_floor(nranks);
-  const double p = power;
-  const double levels = log2_floor(nranks);
-  const double fold = power == nranks ? 0 : 1;
-  if (algorithm == "halving_doubling")
-    return {static_cast<int>(2 * levels + 2 * fold), 2 * (p - 1) / p + fold, 2 * levels + 2 * fold,
-            2 * (p - 1) / p + 2 * fold, (p - 1) / p + fold};
-  if (algorithm == "recursive_doubling") {
-    if (collective == Collective::broadcast) {
-      const double rounds = log2_ceil(nranks);
-      return {static_cast<int>(rounds), rounds, rounds, rounds, 0};
-    }
-    return {static_cast<int>(levels + 2 * fold), levels + fold, levels + 2 * fold, levels + 2 * fold, levels + fold};
-  }
-  ADD_FAILURE() << "no closed form for " << algorithm;
-  return {};
 }
 
 struct ScheduleCase {

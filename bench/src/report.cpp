@@ -40,6 +40,10 @@ void print_header(std::FILE* out, const RunDescription& run, const BenchOptions&
              options.min_bytes, options.max_bytes, name_of(options.type), name_of(options.op), options.iterations,
              options.warmup_iterations, options.check ? 1 : 0, name_of(options.average), options.segment_bytes);
   for (const std::string& note : run.notes) fmt::print(out, "# note: {}\n", note);
+  print_column_titles(out);
+}
+
+void print_column_titles(std::FILE* out) {
   fmt::print(out, "#\n#{:>12} {:>12} {:>9} {:>6} {:>19}   {:>10} {:>8} {:>8} {:>6}   {:>10} {:>8} {:>8} {:>6}\n", "size",
              "count", "type", "redop", "algorithm", "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw",
              "#wrong");
@@ -98,9 +102,9 @@ nlohmann::json make_report(const RunDescription& run, const BenchOptions& option
                        {"algbw_gbps", row.algbw_gbps},
                        {"busbw_gbps", row.busbw_gbps},
                        {"wrong", row.wrong}});
-  return {{"schema", bench_schema},
+  nlohmann::json report = {{"schema", bench_schema},
           {"complete", complete},
-          {"kind", "measured"},
+          {"kind", run.model ? "predicted" : "measured"},
           {"created", utc_now()},
           {"command", run.command},
           {"machine", to_json(run.machine)},
@@ -122,6 +126,11 @@ nlohmann::json make_report(const RunDescription& run, const BenchOptions& option
             {"algorithms", options.algorithms},
             {"baseline", options.baseline}}},
           {"results", std::move(results)}};
+  if (run.model)
+    report["config"]["model"] = {{"name", run.model->name},
+                                 {"topology", run.model->topology},
+                                 {"gamma_seconds_per_byte", run.model->gamma_seconds_per_byte}};
+  return report;
 }
 
 void check_output_path(const std::string& path, bool force) {

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,13 @@ namespace ringlab::bench {
 
 inline constexpr const char* bench_schema = "ringlab.bench/1";
 
+// Set for a prediction (report kind "predicted"): which model priced the schedules, on what.
+struct ModelDescription {
+  std::string name;      // e.g. "closed-form"
+  std::string topology;  // preset string or file name
+  double gamma_seconds_per_byte = 0;
+};
+
 struct RunDescription {
   std::string command;
   std::string backend;
@@ -22,9 +30,12 @@ struct RunDescription {
   int nranks = 1;
   MachineInfo machine;
   std::vector<std::string> notes;
+  std::optional<ModelDescription> model;  // empty: measured
 };
 
 void print_header(std::FILE* out, const RunDescription& run, const BenchOptions& options);
+// The two column-title lines of the table (print_header ends with them).
+void print_column_titles(std::FILE* out);
 // One line per algorithm: out-of-place then in-place columns.
 void print_size_rows(std::FILE* out, const std::vector<ResultRow>& rows, const BenchOptions& options);
 // "Avg bus bandwidth" per algorithm and the ratio to the baseline.

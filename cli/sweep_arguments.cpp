@@ -1,0 +1,36 @@
+#include "sweep_arguments.hpp"
+
+#include "cli_util.hpp"
+#include "datatype.hpp"
+
+namespace ringlab::cli {
+
+void add_sweep_options(CLI::App& command, SweepArguments& arguments) {
+  command.add_option("-b,--minbytes", arguments.min_bytes, "Smallest size (K/M/G suffixes)")->capture_default_str();
+  command.add_option("-e,--maxbytes", arguments.max_bytes, "Largest size")->capture_default_str();
+  command.add_option("-f,--stepfactor", arguments.step_factor, "Multiply the size by this (default 2)");
+  command.add_option("-i,--stepbytes", arguments.step_bytes, "Add this many bytes instead of multiplying");
+  command.add_option("-d,--datatype", arguments.type, "float32|float64|float16|bfloat16|int32|int64")
+      ->capture_default_str();
+  command.add_option("--algo", arguments.algorithms, "Comma-separated implementations, or all")->capture_default_str();
+  command.add_option("--root", arguments.algorithm_options.root, "parameter_server root")->capture_default_str();
+  command.add_option("--shards", arguments.algorithm_options.shards, "parameter_server shards")->capture_default_str();
+  command.add_option("--json", arguments.json, "Write a ringlab.bench/1 report to this file");
+  command.add_flag("--force", arguments.force, "Overwrite an existing --json file");
+  command.add_flag("--quiet", arguments.quiet, "No table, no progress line");
+}
+
+void apply_sweep_arguments(const SweepArguments& arguments, bench::BenchOptions& options) {
+  options.min_bytes = parse_size(arguments.min_bytes);
+  options.max_bytes = parse_size(arguments.max_bytes);
+  if (!arguments.step_bytes.empty()) options.step_bytes = parse_size(arguments.step_bytes);
+  if (arguments.step_factor != 0) {
+    options.step_factor = arguments.step_factor;
+    options.step_bytes = 0;
+  }
+  options.type = parse_data_type(arguments.type);
+  options.algorithm_options = arguments.algorithm_options;
+  options.quiet = arguments.quiet;
+}
+
+}  // namespace ringlab::cli

@@ -1,0 +1,173 @@
+#include "closed_form.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <span>
+#include <stdexcept>
+
+
+namespace ringlab::simulator {
+
+namespace {
+
+// The ops of one rank in one step, as written in the schedule (a circulant template's ops are
+// relative; Schedule::resolve makes them absolute).
+std::span<const Op> step_ops(const Schedule& schedule, int rank, int step) {
+  const RankProgram& program = schedule.programs[schedule.circulant ? 0 : static_cast<std::size_t>(rank)];
+  if (static_cast<std::size_t>(step) >= program.steps.size()) return {};
+  return program.steps[static_cast<std::size_t>(step)];
+}
+
+void check_schedule(const Schedule& schedule, const Topology& topology, std::int64_t count) {
+  const std::string what = fmt::format("cannot simulate {} {} on {} ranks", schedule.algorithm,
+                                       name_of(schedule.collective), schedule.nranks);
+  if (count < 0) throw std::invalid_argument(fmt::format("{}: count {} is negative", what, count));
+  if (schedule.nranks > topology.num_endpoints())
+    throw std::invalid_argument(fmt::format("{}: topology '{}' has only {} endpoints", what, topology.name(),
+                                            topology.num_endpoints()));
+  const std::size_t expected_programs = schedule.circulant ? 1 : static_cast<std::size_t>(schedule.nranks);
+  if (schedule.nranks < 1 || schedule.nchunks < 1 || schedule.programs.size() != expected_programs ||
+      (schedule.circulant && schedule.nchunks % schedule.nranks != 0))
+    throw std::invalid_argument(fmt::format("{}: malformed schedule header ({} chunks, {} programs, circulant {})",
+                                            what, schedule.nchunks, schedule.programs.size(), schedule.circulant));
+  // Every op names an existing peer other than itself and a valid chunk range (a template's
+  // peers are offsets, checked as rank 0's). Matching sends and receives is the verifier's job.
+  for (std::size_t index = 0; index < schedule.programs.size(); ++index) {
+    const int rank = static_cast<int>(index);
+    const std::vector<Step>& steps = schedule.programs[index].steps;
+    for (std::size_t step = 0; step < steps.size(); ++step)
+      for (const Op& op : steps[step])
+        if (op.peer < 0 || op.peer >= schedule.nranks || op.peer == rank || op.chunks.begin < 0 ||
+            op.chunks.begin >= schedule.nchunks || op.chunks.end <= op.chunks.begin ||
+            op.chunks.end > op.chunks.begin + schedule.nchunks)
+          throw std::invalid_argument(fmt::format(
+              "{}: {}, step {}: {} peer {} chunks [{},{}) is out of range", what,
+              schedule.circulant ? std::string("template (peers are offsets)") : fmt::format("rank {}", rank), step,
+              name_of(op.kind), op.peer, op.chunks.begin, op.chunks.end));
+  }
+}
+
+}  // namespace
+
+ClosedFormModel::ClosedFormModel(const Topology& topology, double gamma_seconds_per_byte)
+    : route_costs_(topology), gamma_seconds_per_byte_(gamma_seconds_per_byte) {
+  if (!(gamma_seconds_per_byte >= 0) || !std::isfinite(gamma_seconds_per_byte))
+    throw std::invalid_argument(
+        fmt::format("gamma must be a finite number of seconds per byte >= 0, not {}", gamma_seconds_per_byte));
+}
+
+std::optional<Prediction> ClosedFormModel::predict_symmetric(const Schedule& schedule, std::int64_t count,
+                                                            DataType type) {
+  if (!schedule.circulant || schedule.nranks != route_costs_.topology().num_endpoints() ||
+      count % schedule.nchunks != 0)
+    return std::nullopt;
+  const double chunk_bytes = static_cast<double>(count / schedule.nchunks) * static_cast<double>(element_size(type));
+  // The route of each template op: a send goes to offset +peer, a receive comes from it, i.e.
+  // its sender reaches this rank at offset N - peer.
+  const std::vector<Step>& steps = schedule.programs.front().steps;
+  std::vector<std::vector<RouteCost>> routes(steps.size());
+  for (std::size_t step = 0; step < steps.size(); ++step) {
+    for (const Op& op : steps[step]) {
+      const std::optional<RouteCost> cost =
+          route_costs_.uniform_cost(op.kind == OpKind::send ? op.peer : schedule.nranks - op.peer);
+      if (!cost) return std::nullopt;
+      routes[step].push_back(*cost);
+    }
+  }
+  double finish = 0;
+  for (std::size_t step = 0; step < steps.size(); ++step) {
+    // Every rank's ports carry the same in this step, so max(out(sender), in(receiver)) is max(out, in).
+    double outgoing_seconds = 0;
+    double incoming_seconds = 0;
+    double reduced_bytes = 0;
+    for (std::size_t i = 0; i < steps[step].size(); ++i) {
+      const Op& op = steps[step][i];
+      const double bytes = static_cast<double>(op.chunks.size()) * chunk_bytes;
+      (op.kind == OpKind::send ? outgoing_seconds : incoming_seconds) += bytes * routes[step][i].seconds_per_byte;
+      if (op.kind == OpKind::recv_reduce) reduced_bytes += bytes;
+    }
+    double end = finish;
+    for (const RouteCost& route : routes[step])
+      end = std::max(end, finish + route.latency_seconds + std::max(outgoing_seconds, incoming_seconds));
+    finish = end + gamma_seconds_per_byte_ * reduced_bytes;
+  }
+  Prediction prediction;
+  prediction.steps = static_cast<int>(steps.size());
+  prediction.seconds = finish;
+  prediction.rank_finish_seconds.assign(static_cast<std::size_t>(schedule.nranks), finish);
+  return prediction;
+}
+
+Prediction ClosedFormModel::predict(const Schedule& schedule, std::int64_t count, DataType type) {
+  check_schedule(schedule, route_costs_.topology(), count);
+  if (std::optional<Prediction> symmetric = predict_symmetric(schedule, count, type)) return *std::move(symmetric);
+  const auto nranks = static_cast<std::size_t>(schedule.nranks);
+  const auto bytes_per_element = static_cast<double>(element_size(type));
+  // element_count(range, count, nchunks) from a table of chunk starts, without its divisions.
+  std::vector<std::int64_t> starts(static_cast<std::size_t>(schedule.nchunks) + 1);
+  for (std::size_t chunk = 0; chunk < starts.size(); ++chunk)
+    starts[chunk] = chunk_start(static_cast<std::int64_t>(chunk), count, schedule.nchunks);
+  auto start_of = [&](std::int64_t chunk) { return starts[static_cast<std::size_t>(chunk)]; };
+  auto bytes_of = [&](const Op& op) {
+    const ChunkRange chunks = op.chunks;
+    const std::int64_t elements = chunks.end <= schedule.nchunks
+                                      ? start_of(chunks.end) - start_of(chunks.begin)
+                                      : count - start_of(chunks.begin) + start_of(chunks.end - schedule.nchunks);
+    return static_cast<double>(elements) * bytes_per_element;
+  };
+  Prediction prediction;
+  prediction.steps = schedule.num_steps();
+  std::vector<double> finish(nranks, 0.0);
+  std::vector<double> next_finish(nranks, 0.0);
+  std::vector<double> outgoing_seconds(nranks);  // per-port serialisation time in this step
+  std::vector<double> incoming_seconds(nranks);
+  std::vector<double> reduced_bytes(nranks);
+  struct Transfer {  // one op of the step, in rank order: its peer and its route's latency
+    int peer = 0;
+    double latency_seconds = 0;
+  };
+  std::vector<Transfer> transfers;
+  for (int step = 0; step < prediction.steps; ++step) {
+    // Pass 1: what each port carries and what each rank reduces.
+    std::fill(outgoing_seconds.begin(), outgoing_seconds.end(), 0.0);
+    std::fill(incoming_seconds.begin(), incoming_seconds.end(), 0.0);
+    std::fill(reduced_bytes.begin(), reduced_bytes.end(), 0.0);
+    transfers.clear();
+    for (int rank = 0; rank < schedule.nranks; ++rank) {
+      const auto self = static_cast<std::size_t>(rank);
+      for (const Op& written : step_ops(schedule, rank, step)) {
+        const Op op = schedule.resolve(written, rank);
+        const double bytes = bytes_of(op);
+        const bool sending = op.kind == OpKind::send;
+        const RouteCost route = sending ? route_costs_.between(rank, op.peer) : route_costs_.between(op.peer, rank);
+        (sending ? outgoing_seconds : incoming_seconds)[self] += bytes * route.seconds_per_byte;
+        if (op.kind == OpKind::recv_reduce) reduced_bytes[self] += bytes;
+        transfers.push_back({op.peer, route.latency_seconds});
+      }
+    }
+    // Pass 2: when each transfer ends, hence each rank's step.
+    auto transfer = transfers.cbegin();
+    for (int rank = 0; rank < schedule.nranks; ++rank) {
+      const auto self = static_cast<std::size_t>(rank);
+      double end = finish[self];
+      for (const Op& written : step_ops(schedule, rank, step)) {
+        const bool sending = written.kind == OpKind::send;
+        const auto peer = static_cast<std::size_t>(transfer->peer);
+        const std::size_t sender = sending ? self : peer;
+        const std::size_t receiver = sending ? peer : self;
+        const double duration = transfer->latency_seconds + std::max(outgoing_seconds[sender], incoming_seconds[receiver]);
+        end = std::max(end, std::max(finish[sender], finish[receiver]) + duration);
+        ++transfer;
+      }
+      next_finish[self] = end + gamma_seconds_per_byte_ * reduced_bytes[self];
+    }
+    finish.swap(next_finish);
+  }
+  prediction.seconds = finish.empty() ? 0.0 : *std::max_element(finish.begin(), finish.end());
+  prediction.rank_finish_seconds = std::move(finish);
+  return prediction;
+}
+
+}  // namespace ringlab::simulator

@@ -1,0 +1,68 @@
+// The closed-form model: a schedule priced step by step with alpha-beta-gamma along each route,
+// without contention between different ranks' transfers (docs/simulator.md).
+//
+// Bytes: an op on chunk range R moves element_count(R, count, nchunks) elements of the data type,
+// exactly the elements the executor sends. For one step of one rank:
+// - its sends share its outgoing port and its receives share its incoming port (full duplex:
+//   the two directions do not share): out(s) = sum over s's sends of bytes * seconds_per_byte of
+//   the route, in(d) likewise over d's receives;
+// - a transfer s -> d starts when both s and d have finished their previous step and ends
+//   latency(route) + max(out(s), in(d)) later;
+// - the rank's step ends when all its transfers have ended, plus gamma * the bytes it reduces
+//   (recv_reduce), which is not overlapped with the transfers.
+// A rank with no op in a step keeps its time. The prediction is the latest rank's finish (when
+// every rank provably runs alike, rank 0's, computed alone: predict_symmetric). On a
+// uniform network (every route alike) this gives DESIGN.md's formulas, alpha = route latency and
+// beta = 1 / route bandwidth: a server's N-1 incoming messages cost (N-1) n beta (incast), a
+// send and a receive in the same step cost max, not sum.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "datatype.hpp"
+#include "route_costs.hpp"
+#include "schedule.hpp"
+#include "topology.hpp"
+
+namespace ringlab::simulator {
+
+// A round figure for one CPU core summing float32 arrays (about 10 GB/s of reduced bytes); pass
+// a measured figure (ringlab calibrate, later) for real predictions.
+inline constexpr double default_gamma_seconds_per_byte = 1e-10;
+
+struct Prediction {
+  double seconds = 0;                        // the latest rank's finish
+  std::vector<double> rank_finish_seconds;   // per rank
+  int steps = 0;
+};
+
+// Keeps route costs between calls, so a sweep over sizes and algorithms looks each route up once.
+// Holds a reference to the topology, which must outlive it. Not thread-safe.
+class ClosedFormModel {
+ public:
+  // Throws std::invalid_argument for a negative or non-finite gamma.
+  explicit ClosedFormModel(const Topology& topology, double gamma_seconds_per_byte = default_gamma_seconds_per_byte);
+
+  // The time of one collective call on `count` elements of `type`. Rank r of the schedule is
+  // endpoint r of the topology. Throws std::invalid_argument when the schedule has more ranks
+  // than the topology has endpoints, when count is negative, or when an op names a peer or a
+  // chunk range that does not exist; the message names the rank, step and op. Whether sends and
+  // receives match is not checked (that needs the verifier's O(ranks x chunks) state): prove a
+  // schedule that did not come from the registry with `ringlab verify` first.
+  Prediction predict(const Schedule& schedule, std::int64_t count, DataType type);
+
+  double gamma_seconds_per_byte() const { return gamma_seconds_per_byte_; }
+
+ private:
+  // A circulant schedule with equal chunks on a network where each offset it uses costs the same
+  // from every rank runs alike on every rank: rank 0 alone is priced, O(steps x ops) instead of
+  // O(steps x ops x N). Nothing when those conditions do not hold.
+  std::optional<Prediction> predict_symmetric(const Schedule& schedule, std::int64_t count, DataType type);
+
+  RouteCosts route_costs_;
+  double gamma_seconds_per_byte_;
+};
+
+}  // namespace ringlab::simulator

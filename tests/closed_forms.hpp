@@ -1,0 +1,27 @@
+// The closed forms of docs/algorithms.md, shared by the verifier tests (test_schedules.cpp) and the
+// simulator tests (test_simulator.cpp).
+#pragma once
+
+#include <string_view>
+
+#include "algorithms/algorithm.hpp"
+#include "schedule.hpp"
+
+namespace ringlab {
+
+// Closed forms with message size n = 1: step count, most bytes any rank sends (as a multiple of
+// n), and the critical path as (alphas, multiples of n at beta, multiples of n at gamma).
+struct ClosedForm {
+  int steps = 0;
+  double sent = 0;
+  double alphas = 0;
+  double beta = 0;
+  double gamma = 0;
+};
+
+int log2_ceil(int n);
+int log2_floor(int n);
+// Fails the current test (ADD_FAILURE) for an algorithm without a closed form here.
+ClosedForm closed_form(std::string_view algorithm, Collective collective, int nranks, const AlgorithmOptions& options);
+
+}  // namespace ringlab

@@ -1,0 +1,267 @@
+// The closed-form simulator (simulator/closed_form.hpp): on uniform networks it equals the
+// textbook formulas of docs/algorithms.md for every algorithm and collective; on multi-hop
+// networks distant partners pay per hop; bad input is refused with a message.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "algorithms/algorithm.hpp"
+#include "closed_form.hpp"
+#include "closed_forms.hpp"
+#include "presets.hpp"
+#include "route_costs.hpp"
+
+namespace ringlab {
+namespace {
+
+using simulator::ClosedFormModel;
+using simulator::Prediction;
+
+constexpr double gamma_seconds_per_byte = 3e-11;
+
+struct UniformNetwork {
+  std::string preset;
+  double alpha = 0;  // route latency between any two ranks
+  double beta = 0;   // seconds per byte of any route
+};
+
+// fully-connected: one direct link; switch: up to the switch and down, the same bandwidth both hops.
+std::vector<UniformNetwork> uniform_networks(int nranks) {
+  return {{fmt::format("fully-connected:{},bw=40e9,lat=1.5e-6", nranks), 1.5e-6, 1 / 40e9},
+          {fmt::format("switch:{},bw=10e9,lat=0.5e-6", nranks), 1e-6, 1 / 10e9}};
+}
+
+struct AlgorithmCase {
+  std::string algorithm;
+  AlgorithmOptions options;  // shards == -1: N shards
+};
+
+std::vector<AlgorithmCase> algorithm_cases() {
+  std::vector<AlgorithmCase> cases;
+  for (const AlgorithmInfo& info : algorithms()) cases.push_back({std::string(info.name), {}});
+  cases.push_back({"parameter_server", {0, 2}});   // 2 shards
+  cases.push_back({"parameter_server", {0, -1}});  // direct: N shards
+  cases.push_back({"parameter_server", {1, 1}});   // central, root 1
+  return cases;
+}
+
+TEST(SimulatorClosedForm, EqualsTheTextbookFormulasOnUniformNetworks) {
+  for (int nranks : {1, 2, 3, 4, 5, 6, 7, 8, 12, 16, 33}) {
+    for (const UniformNetwork& network : uniform_networks(nranks)) {
+      const Topology topology = make_preset_topology(network.preset);
+      ClosedFormModel model(topology, gamma_seconds_per_byte);
+      for (const AlgorithmCase& test_case : algorithm_cases()) {
+        AlgorithmOptions options = test_case.options;
+        if (options.shards == -1 || options.shards > nranks) options.shards = nranks;
+        options.root = std::min(options.root, nranks - 1);
+        for (Collective collective : find_algorithm(test_case.algorithm).collectives) {
+          const Schedule schedule = make_schedule(test_case.algorithm, collective, nranks, options);
+          const ClosedForm expected = closed_form(test_case.algorithm, collective, nranks, options);
+          // Counts that every chunk divides evenly, so bytes are exactly multiples of n/nchunks.
+          for (std::int64_t chunks_each : {0, 1, 1000, 65536}) {
+            const std::int64_t count = chunks_each * schedule.nchunks;
+            const double n = static_cast<double>(count) * 4;
+            const double textbook = expected.alphas * network.alpha + expected.beta * n * network.beta +
+                                    expected.gamma * n * gamma_seconds_per_byte;
+            const Prediction predicted = model.predict(schedule, count, DataType::float32);
+            EXPECT_NEAR(predicted.seconds, textbook, 1e-12 * std::max(1.0, textbook * 1e6))
+                << network.preset << " " << test_case.algorithm << " " << name_of(collective) << " shards "
+                << options.shards << " root " << options.root << " count " << count;
+            EXPECT_EQ(predicted.steps, expected.steps);
+            ASSERT_EQ(predicted.rank_finish_seconds.size(), static_cast<std::size_t>(nranks));
+            EXPECT_EQ(*std::max_element(predicted.rank_finish_seconds.begin(), predicted.rank_finish_seconds.end()),
+                      predicted.seconds);
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(SimulatorClosedForm, ChargesTheBytesTheExecutorMovesForUnevenChunks) {
+  // 10 float64 elements in 4 ring chunks of 2, 3, 2, 3 elements: rank r sends chunk r-1-k (mod 4)
+  // in reduce-scatter step k. Per step the slowest transfer carries 3 elements.
+  const Topology topology = make_preset_topology("switch:4,bw=1e9,lat=0");
+  ClosedFormModel model(topology, 0.0);
+  const Prediction predicted = model.predict(make_schedule("ring", Collective::allreduce, 4), 10, DataType::float64);
+  EXPECT_NEAR(predicted.seconds, 6 * 3 * 8 / 1e9, 1e-18);
+}
+
+TEST(SimulatorClosedForm, ElementCountIsTheSizeOfTheElementRanges) {
+  // The model's byte count (element_count, the spec of its chunk-start table) is what the
+  // executor moves: the elements of element_ranges, wrapping ranges included.
+  for (std::int64_t nchunks : {1, 3, 4, 7}) {
+    for (std::int64_t count : {0, 1, 5, 10, 1009}) {
+      for (std::int64_t begin = 0; begin < nchunks; ++begin) {
+        for (std::int64_t end = begin + 1; end <= begin + nchunks; ++end) {
+          std::int64_t elements = 0;
+          for (const ElementRange& range : element_ranges({begin, end}, count, nchunks)) elements += range.size();
+          EXPECT_EQ(element_count({begin, end}, count, nchunks), elements)
+              << "[" << begin << "," << end << ") of " << nchunks << " chunks, count " << count;
+        }
+      }
+    }
+  }
+}
+
+TEST(SimulatorClosedForm, ReportsPerRankFinishTimes) {
+  // halving_doubling at N = 6 folds ranks 0..3; in the last step ranks 1 and 3 send the result
+  // back to 0 and 2 (a sender is done when its transfer is) while ranks 4 and 5 are done one
+  // whole-buffer transfer earlier.
+  const Topology topology = make_preset_topology("switch:6,bw=1e9,lat=1e-6");
+  ClosedFormModel model(topology, 1e-10);
+  const std::int64_t count = 1 << 16;
+  const Prediction predicted = model.predict(make_schedule("halving_doubling", Collective::allreduce, 6), count,
+                                             DataType::float32);
+  const double last_transfer = 2e-6 + count * 4 / 1e9;
+  for (int rank : {0, 1, 2, 3}) EXPECT_DOUBLE_EQ(predicted.rank_finish_seconds[rank], predicted.seconds);
+  for (int rank : {4, 5})
+    EXPECT_NEAR(predicted.rank_finish_seconds[rank], predicted.seconds - last_transfer, 1e-15) << "rank " << rank;
+}
+
+TEST(SimulatorClosedForm, DistantPartnersOnARingTopologyPayPerHop) {
+  // ring:8: a partner at distance d is min(d, 8-d) hops away, each hop 1 us. Bandwidth is uniform,
+  // so only the latency grows (no contention in this model).
+  const double hop = 1e-6;
+  const double beta = 1 / 25e9;
+  const Topology ring_network = make_preset_topology("ring:8,bw=25e9,lat=1e-6");
+  simulator::RouteCosts costs(ring_network);
+  EXPECT_DOUBLE_EQ(costs.between(0, 1).latency_seconds, hop);
+  EXPECT_DOUBLE_EQ(costs.between(0, 4).latency_seconds, 4 * hop);
+  EXPECT_DOUBLE_EQ(costs.between(6, 1).latency_seconds, 3 * hop);
+  EXPECT_DOUBLE_EQ(costs.between(6, 1).seconds_per_byte, beta);
+
+  const Topology direct_network = make_preset_topology("fully-connected:8,bw=25e9,lat=1e-6");
+  ClosedFormModel on_ring(ring_network, gamma_seconds_per_byte);
+  ClosedFormModel on_direct(direct_network, gamma_seconds_per_byte);
+  const std::int64_t count = 8 * 1024;
+  const double n = count * 4.0;
+  const double bandwidth_terms = 2 * 7.0 / 8 * n * beta + 7.0 / 8 * n * gamma_seconds_per_byte;
+  // interval_paired: intervals 4, 2, 1, 1, 2, 4 = 14 hops on the ring, 6 direct links.
+  const Schedule paired = make_schedule("interval_paired", Collective::allreduce, 8);
+  EXPECT_NEAR(on_ring.predict(paired, count, DataType::float32).seconds, 14 * hop + bandwidth_terms, 1e-15);
+  EXPECT_NEAR(on_direct.predict(paired, count, DataType::float32).seconds, 6 * hop + bandwidth_terms, 1e-15);
+  // The ring algorithm talks to neighbours only: the same on both networks.
+  const Schedule ring = make_schedule("ring", Collective::allreduce, 8);
+  EXPECT_NEAR(on_ring.predict(ring, count, DataType::float32).seconds,
+              on_direct.predict(ring, count, DataType::float32).seconds, 1e-15);
+  // The central server at rank 0 reaches rank 4 over 4 hops: each step costs the farthest route.
+  const Schedule central = make_schedule("parameter_server", Collective::allreduce, 8);
+  EXPECT_NEAR(on_ring.predict(central, count, DataType::float32).seconds,
+              2 * 4 * hop + 2 * 7 * n * beta + 7 * n * gamma_seconds_per_byte, 1e-15);
+}
+
+TEST(SimulatorClosedForm, UsesTheBottleneckOfEachRoute) {
+  // pcie-tree with a slow uplink: ranks under different PCIe switches share no link in this
+  // model, but each of their routes runs at the uplink's bandwidth.
+  const Topology topology = make_preset_topology("pcie-tree,switches=2,gpus_per_switch=2,bw=10e9,uplink_bw=5e9,lat=0");
+  simulator::RouteCosts costs(topology);
+  EXPECT_DOUBLE_EQ(costs.between(0, 1).seconds_per_byte, 1 / 10e9);
+  EXPECT_DOUBLE_EQ(costs.between(0, 2).seconds_per_byte, 1 / 5e9);
+  ClosedFormModel model(topology, 0.0);
+  // Ring 0 -> 1 -> 2 -> 3 -> 0: the 1 -> 2 and 3 -> 0 transfers cross the uplinks and set every step.
+  const std::int64_t count = 4000;
+  EXPECT_NEAR(model.predict(make_schedule("ring", Collective::allreduce, 4), count, DataType::float32).seconds,
+              6 * (count / 4 * 4.0) / 5e9, 1e-15);
+}
+
+TEST(SimulatorClosedForm, IsDeterministicAndAcceptsFewerRanksThanEndpoints) {
+  const Topology topology = make_preset_topology("torus2d:3x4");
+  ClosedFormModel model(topology);
+  const Schedule schedule = make_schedule("interval_paired", Collective::allreduce, 12);
+  const Prediction first = model.predict(schedule, 123457, DataType::bfloat16);
+  ClosedFormModel fresh(topology);
+  const Prediction second = fresh.predict(schedule, 123457, DataType::bfloat16);
+  EXPECT_EQ(first.seconds, second.seconds);
+  EXPECT_EQ(first.rank_finish_seconds, second.rank_finish_seconds);
+  EXPECT_GT(model.predict(make_schedule("ring", Collective::allreduce, 5), 1000, DataType::float32).seconds, 0);
+}
+
+TEST(SimulatorClosedForm, FourThousandRanksMatchTheFormulas) {
+  const int nranks = 4096;
+  const Topology topology = make_preset_topology(fmt::format("switch:{}", nranks));
+  ClosedFormModel model(topology, gamma_seconds_per_byte);
+  const std::int64_t count = std::int64_t{nranks} * 256;
+  const double n = count * 4.0;
+  const double expected = 2.0 * (nranks - 1) * 1e-6 + 2.0 * (nranks - 1) / nranks * n / 12.5e9 +
+                          (nranks - 1.0) / nranks * n * gamma_seconds_per_byte;
+  const Prediction predicted = model.predict(make_schedule("ring", Collective::allreduce, nranks), count, DataType::float32);
+  EXPECT_NEAR(predicted.seconds, expected, 1e-9 * expected);
+  // An explicit schedule of that size is priced too (the verifier's structure check would need
+  // 8 GiB here; the simulator checks op by op).
+  const double halving = 2.0 * 12 * 1e-6 + 2.0 * (nranks - 1) / nranks * n / 12.5e9 +
+                         (nranks - 1.0) / nranks * n * gamma_seconds_per_byte;
+  EXPECT_NEAR(model.predict(make_schedule("halving_doubling", Collective::allreduce, nranks), count, DataType::float32).seconds,
+              halving, 1e-9 * halving);
+}
+
+// The same schedule as explicit per-rank programs, which the model walks rank by rank.
+Schedule explicit_copy(const Schedule& schedule) {
+  Schedule copy = schedule;
+  copy.circulant = false;
+  copy.programs.clear();
+  for (int rank = 0; rank < schedule.nranks; ++rank) copy.programs.push_back(schedule.program(rank));
+  return copy;
+}
+
+TEST(SimulatorClosedForm, SymmetricShortcutEqualsTheRankByRankWalk) {
+  // Circulant schedules with equal chunks on switch, fully-connected, ring and torus networks are
+  // priced from rank 0 alone; the explicit copy of the same schedule is walked rank by rank.
+  for (const std::string preset : {"switch:12", "fully-connected:12", "ring:12", "torus2d:3x4", "ring:64",
+                                   "switch:64,bw=3e9", "pcie-tree,switches=3,gpus_per_switch=4"}) {
+    const Topology topology = make_preset_topology(preset);
+    const int nranks = topology.num_endpoints();
+    ClosedFormModel model(topology, gamma_seconds_per_byte);
+    for (const char* algorithm : {"ring", "interval_paired"}) {
+      for (Collective collective : {Collective::allreduce, Collective::reduce_scatter, Collective::allgather}) {
+        const Schedule circulant = make_schedule(algorithm, collective, nranks);
+        ASSERT_TRUE(circulant.circulant);
+        const Schedule walked = explicit_copy(circulant);
+        for (std::int64_t count : {std::int64_t{0}, std::int64_t{nranks} * 1000, std::int64_t{nranks} * 1000 + 7}) {
+          const Prediction fast = model.predict(circulant, count, DataType::float32);
+          const Prediction full = model.predict(walked, count, DataType::float32);
+          const std::string where = fmt::format("{} {} {} count {}", preset, algorithm, name_of(collective), count);
+          EXPECT_NEAR(fast.seconds, full.seconds, 1e-12 * full.seconds) << where;
+          ASSERT_EQ(fast.rank_finish_seconds.size(), full.rank_finish_seconds.size()) << where;
+          for (std::size_t rank = 0; rank < full.rank_finish_seconds.size(); ++rank)
+            EXPECT_NEAR(fast.rank_finish_seconds[rank], full.rank_finish_seconds[rank], 1e-12 * full.seconds)
+                << where << " rank " << rank;
+        }
+      }
+    }
+  }
+}
+
+TEST(SimulatorErrors, RefusesBadInput) {
+  const Topology topology = make_preset_topology("switch:4");
+  ClosedFormModel model(topology);
+  auto expect_refused = [&](const Schedule& schedule, std::int64_t count, const std::string& fragment) {
+    try {
+      model.predict(schedule, count, DataType::float32);
+      ADD_FAILURE() << "accepted; expected an error containing: " << fragment;
+    } catch (const std::invalid_argument& error) {
+      EXPECT_NE(std::string(error.what()).find(fragment), std::string::npos) << error.what();
+    }
+  };
+  expect_refused(make_schedule("ring", Collective::allreduce, 8), 16, "topology 'switch:4' has only 4 endpoints");
+  expect_refused(make_schedule("ring", Collective::allreduce, 4), -1, "count -1 is negative");
+
+  Schedule explicit_schedule = make_schedule("parameter_server", Collective::allreduce, 4);
+  explicit_schedule.programs[1].steps[0][0].peer = 7;
+  expect_refused(explicit_schedule, 16, "rank 1, step 0: send peer 7 chunks [0,1) is out of range");
+
+  Schedule circulant = make_schedule("ring", Collective::allreduce, 4);
+  circulant.programs[0].steps[2][0].peer = 4;
+  expect_refused(circulant, 16, "template (peers are offsets), step 2: send peer 4");
+
+  EXPECT_THROW(ClosedFormModel(topology, -1e-10), std::invalid_argument);
+  simulator::RouteCosts costs(topology);
+  EXPECT_THROW(costs.between(0, 4), std::out_of_range);
+}
+
+}  // namespace
+}  // namespace ringlab
