@@ -254,7 +254,8 @@ void Executor::run(const RankPlan& plan, Communicator& comm, const void* send, v
       }
       in_output.add(first, last);
     }
-    for (const Transfer& receive : receives) in_output.add(receive.piece.first, receive.piece.first + receive.piece.count);
+    for (const Transfer& receive : receives)  // scratch receives were recorded as they were combined
+      if (receive.scratch_offset < 0) in_output.add(receive.piece.first, receive.piece.first + receive.piece.count);
     for (Transfer& transfer : sends)
       if (transfer.request) transfer.request->wait(Clock::now() + options.timeout, "send");
   }

@@ -132,14 +132,19 @@ bool ShmTransport::reaches(int peer) const {
          peers_[static_cast<std::size_t>(peer)].outbound != nullptr;
 }
 
+ShmTransport::Peer& ShmTransport::reachable(int peer) {
+  if (!reaches(peer))
+    throw std::invalid_argument(fmt::format("{}: rank {} has no shared memory with rank {}", label_, rank_, peer));
+  return peers_[static_cast<std::size_t>(peer)];
+}
+
 RequestPtr ShmTransport::post_send(std::span<const std::byte> data, int peer, int tag) {
-  if (!reaches(peer)) throw std::invalid_argument(fmt::format("{}: rank {} has no shared memory with rank {}", label_, rank_, peer));
+  Peer& target = reachable(peer);
   auto send = std::make_shared<SendState>();
   send->peer = peer;
   send->tag = tag;
   send->bytes = data.size();
   send->next = data.data();
-  Peer& target = peers_[static_cast<std::size_t>(peer)];
   target.sends.push_back(send);
   progress_sends(target);
   return std::make_unique<ShmRequest<SendState>>(*this, send, rank_, label_);
@@ -173,9 +178,7 @@ RequestPtr ShmTransport::post_recv_reduce(std::span<std::byte> target, const std
 }
 
 RequestPtr ShmTransport::post(const std::shared_ptr<RecvState>& recv) {
-  if (!reaches(recv->peer))
-    throw std::invalid_argument(fmt::format("{}: rank {} has no shared memory with rank {}", label_, rank_, recv->peer));
-  Peer& peer = peers_[static_cast<std::size_t>(recv->peer)];
+  Peer& peer = reachable(recv->peer);
   // A message that arrived before any receive for it is older than anything still in the channel.
   const auto buffered = std::find_if(peer.buffered.begin(), peer.buffered.end(), [&](const auto& message) {
     return message->tag == recv->tag && !message->claimant;

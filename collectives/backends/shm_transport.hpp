@@ -69,6 +69,8 @@ class ShmTransport {
     bool receiving = false;
   };
 
+  // The peer's state; std::invalid_argument when no channel reaches it.
+  Peer& reachable(int peer);
   RequestPtr post(const std::shared_ptr<RecvState>& recv);
   void progress_sends(Peer& peer);
   void progress_receives(int from, Peer& peer);
