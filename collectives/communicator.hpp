@@ -48,6 +48,22 @@ class Request {
 };
 using RequestPtr = std::unique_ptr<Request>;
 
+// Memory for a collective's buffers, from Communicator::allocate_buffer; zero-filled. Must be
+// destroyed before the communicator that made it.
+class CommBuffer {
+ public:
+  virtual ~CommBuffer() = default;
+  virtual std::span<std::byte> bytes() = 0;
+  // True when the backend lets peers read sends straight out of this memory (no copy into a
+  // transport buffer), as NCCL does with registered user buffers.
+  virtual bool registered() const { return false; }
+  // Why it is or is not registered, in words, for report headers.
+  virtual std::string description() const = 0;
+};
+
+// Plain zero-filled heap memory, not registered; `description` says why.
+std::unique_ptr<CommBuffer> make_heap_buffer(std::size_t bytes, std::string description);
+
 class Communicator {
  public:
   virtual ~Communicator() = default;
@@ -66,6 +82,13 @@ class Communicator {
   virtual bool can_reduce_on_receive(int /*peer*/) const { return false; }
   virtual RequestPtr post_recv_reduce(std::span<std::byte> target, const std::byte* base, int peer, int tag,
                                       DataType type, ReduceOp op);
+
+  // Memory for collective buffers of at least `bytes` bytes. Collective: every rank calls it, in
+  // the same order, before any rank uses the memory; gives up after `deadline`. The default (and
+  // every backend without registration) is plain heap memory; the mpi backend returns shared
+  // memory its peers on the host have mapped, so the shared-memory transport moves sends out of
+  // it with one copy (ShmTransport::add_region).
+  virtual std::unique_ptr<CommBuffer> allocate_buffer(std::size_t bytes, Clock::time_point deadline);
 
   // How messages travel, in words, for report headers (e.g. "shared memory within the host").
   virtual std::string transport_description() const { return std::string(backend_name()); }

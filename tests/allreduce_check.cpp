@@ -15,7 +15,7 @@ namespace {
 constexpr std::size_t guard_bytes = 64;
 constexpr std::byte guard_value{0xA5};
 
-std::int64_t damaged_guard(const std::vector<std::byte>& buffer, std::size_t payload) {
+std::int64_t damaged_guard(std::span<const std::byte> buffer, std::size_t payload) {
   return std::count_if(buffer.begin() + static_cast<std::ptrdiff_t>(payload), buffer.end(),
                        [](std::byte b) { return b != guard_value; });
 }
@@ -48,10 +48,19 @@ std::vector<std::int64_t> test_counts(int nranks) {
 }
 
 CaseResult run_allreduce_case(Communicator& comm, const Implementation& implementation, DataType type, ReduceOp op,
-                              std::int64_t count, bool in_place, std::size_t segment_bytes) {
+                              std::int64_t count, bool in_place, std::size_t segment_bytes, bool backend_buffers) {
   const std::size_t bytes = checked_byte_count(count, type);
-  std::vector<std::byte> input(bytes + guard_bytes, guard_value);
-  std::vector<std::byte> output(bytes + guard_bytes, guard_value);
+  const auto deadline = Clock::now() + std::chrono::seconds(120);
+  auto allocate = [&] {
+    std::unique_ptr<CommBuffer> buffer = backend_buffers ? comm.allocate_buffer(bytes + guard_bytes, deadline)
+                                                         : make_heap_buffer(bytes + guard_bytes, "test");
+    std::fill(buffer->bytes().begin(), buffer->bytes().end(), guard_value);
+    return buffer;
+  };
+  const std::unique_ptr<CommBuffer> input_buffer = allocate();
+  const std::unique_ptr<CommBuffer> output_buffer = allocate();
+  const std::span<std::byte> input = input_buffer->bytes().first(bytes + guard_bytes);
+  const std::span<std::byte> output = output_buffer->bytes().first(bytes + guard_bytes);
   std::vector<std::byte> expected(bytes + 1);
   fill_input(input.data(), count, type, op, comm.rank(), comm.size());
   fill_expected_allreduce(expected.data(), count, type, op, comm.size());

@@ -46,6 +46,27 @@ TEST(AllreduceMpiMessages, BitExactOverMpiMessagesOnly) {
         }
 }
 
+// Buffers from allocate_buffer: on one host, shared memory registered with the transport, so
+// sends (every size, direct_min_bytes lowered to 8) are read in place by the receiver.
+TEST(AllreduceMpiRegistered, BitExactOutOfRegisteredBuffers) {
+  MpiCommunicator comm(MPI_COMM_WORLD);
+  comm.set_direct_min_bytes(8);
+  if (comm.size() > 1 && comm.uses_shared_memory()) {
+    const auto buffer = comm.allocate_buffer(4096, Clock::now() + std::chrono::seconds(60));
+    EXPECT_TRUE(buffer->registered()) << buffer->description();
+  }
+  for (const Implementation& implementation : implementations(comm.size(), false))
+    for (DataType type : {DataType::float32, DataType::bfloat16, DataType::int64})
+      for (std::int64_t count : test_counts(comm.size()))
+        for (bool in_place : {false, true}) {
+          const CaseResult result = run_allreduce_case(comm, implementation, type, ReduceOp::sum, count, in_place,
+                                                       in_place ? 0 : 65536 + 24, /*backend_buffers=*/true);
+          EXPECT_EQ(result.wrong, 0) << implementation.label << " rank " << comm.rank() << " " << name_of(type)
+                                     << " count " << count << (in_place ? " in-place" : " out-of-place");
+          EXPECT_EQ(result.guard_damaged, 0) << implementation.label << " rank " << comm.rank();
+        }
+}
+
 TEST(AllreduceMpiBadInput, RanksThatDisagreeFailTogetherNamingBothValues) {
   MpiCommunicator& comm = world_communicator();
   if (comm.size() < 2) GTEST_SKIP() << "needs at least 2 ranks";

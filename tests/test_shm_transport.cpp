@@ -198,6 +198,71 @@ TEST(ShmTransport, ASendDestroyedMidMessageStillDeliversAllOfIt) {
   EXPECT_EQ(incoming, message);
 }
 
+// Registers `memory` as region `id` on both ranks (in one process each rank's "mapping" of the
+// other's memory is the memory itself).
+void register_on_both(ShmPair& pair, std::int64_t id, std::span<const std::byte> rank0, std::span<const std::byte> rank1) {
+  pair.rank(0).add_region(id, rank0, {{}, rank1});
+  pair.rank(1).add_region(id, rank1, {rank0, {}});
+}
+
+TEST(ShmTransport, ASendOutOfARegisteredBufferIsReadInPlaceAndCompletesWhenRead) {
+  ShmPair pair(2, 64);  // slots far smaller than the message: only the direct path fits it in one
+  pair.rank(0).set_direct_min_bytes(256);
+  std::vector<std::byte> registered = pattern(4096, 3);
+  std::vector<std::byte> peer_memory(64);
+  register_on_both(pair, 0, registered, peer_memory);
+  const std::span<const std::byte> message = std::span<const std::byte>(registered).subspan(1000, 2000);
+  RequestPtr send = pair.rank(0).post_send(message, 1, 11);
+  for (int i = 0; i < 10; ++i) EXPECT_FALSE(send->test()) << "a direct send completes only once the receiver read it";
+  std::vector<std::byte> incoming(2000);
+  pair.rank(1).post_recv(incoming, 0, 11)->wait(in(30s), "receive");
+  EXPECT_TRUE(std::equal(incoming.begin(), incoming.end(), message.begin()));
+  send->wait(in(30s), "send");
+  // Below the threshold, or outside the region, the bytes travel through the slots.
+  const auto small = pattern(100, 4);
+  RequestPtr copied = pair.rank(0).post_send(std::span<const std::byte>(registered).first(100), 1, 12);
+  EXPECT_TRUE(copied->test()) << "a copied send completes once it is in the slots";
+  std::vector<std::byte> small_incoming(100);
+  pair.rank(1).post_recv(small_incoming, 0, 12)->wait(in(30s), "small receive");
+  EXPECT_TRUE(std::equal(small_incoming.begin(), small_incoming.end(), registered.begin()));
+}
+
+TEST(ShmTransport, ReducesStraightOutOfTheSendersRegisteredBuffer) {
+  ShmPair pair;
+  pair.rank(0).set_direct_min_bytes(8);
+  const std::size_t count = 777;
+  std::vector<float> outgoing(count);
+  std::iota(outgoing.begin(), outgoing.end(), 1.0F);
+  std::vector<float> base(count, 2.0F);
+  std::vector<float> target(count, -1.0F);
+  register_on_both(pair, 5, std::as_bytes(std::span(outgoing)), std::as_bytes(std::span(target)));
+  RequestPtr send = pair.rank(0).post_send(std::as_bytes(std::span(outgoing)), 1, 3);
+  RequestPtr recv = pair.rank(1).post_recv_reduce(std::as_writable_bytes(std::span(target)),
+                                                  reinterpret_cast<const std::byte*>(base.data()), 0, 3,
+                                                  DataType::float32, ReduceOp::sum);
+  recv->wait(in(30s), "reducing receive");
+  send->wait(in(30s), "send");
+  for (std::size_t i = 0; i < count; ++i) ASSERT_EQ(target[i], outgoing[i] + 2.0F) << "element " << i;
+}
+
+TEST(ShmTransport, ADirectSendTheReceiverHasNotMappedFailsWithTheReason) {
+  ShmPair pair;
+  pair.rank(0).set_direct_min_bytes(8);
+  std::vector<std::byte> registered = pattern(512, 7);
+  pair.rank(0).add_region(2, registered, {{}, std::span<const std::byte>(registered)});  // rank 1 never registers it
+  RequestPtr send = pair.rank(0).post_send(registered, 1, 1);
+  std::vector<std::byte> incoming(512);
+  try {
+    pair.rank(1).post_recv(incoming, 0, 1)->wait(in(30s), "receive");
+    ADD_FAILURE() << "expected CommunicationError";
+  } catch (const CommunicationError& error) {
+    EXPECT_NE(std::string(error.what()).find("registered buffer 2, which this rank has not mapped"), std::string::npos)
+        << error.what();
+  }
+  EXPECT_THROW(pair.rank(0).add_region(2, registered, {{}, {}}), std::invalid_argument);  // id in use
+  EXPECT_THROW(pair.rank(0).add_region(3, registered, {{}}), std::invalid_argument);      // wrong length
+}
+
 TEST(ShmTransport, RejectsPeersWithoutAChannel) {
   ShmPair pair;
   std::vector<std::byte> buffer(4);

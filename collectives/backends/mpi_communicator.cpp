@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "mpi_registered_buffer.hpp"
 #include "reduce.hpp"
 
 namespace ringlab {
@@ -44,7 +45,7 @@ void check(int code, std::string_view function, int rank, std::string_view conte
       fmt::format("mpi backend: rank {}: {} failed ({}): {}", rank, function, context, error_string(code)));
 }
 
-enum class Kind { send, recv, barrier };
+enum class Kind { send, recv, barrier, collective };
 
 class MpiRequest final : public Request {
  public:
@@ -59,7 +60,7 @@ class MpiRequest final : public Request {
   // receive buffer is no longer written), then free. A send that can no longer be cancelled is
   // released to MPI. Nonblocking collectives cannot be cancelled or freed and are left alone.
   ~MpiRequest() override {
-    if (request_ == MPI_REQUEST_NULL || kind_ == Kind::barrier || mpi_finalized()) return;
+    if (request_ == MPI_REQUEST_NULL || kind_ == Kind::barrier || kind_ == Kind::collective || mpi_finalized()) return;
     MPI_Cancel(&request_);
     const auto give_up = Clock::now() + (kind_ == Kind::recv ? std::chrono::seconds(1) : std::chrono::seconds(0));
     int flag = 0;
@@ -88,6 +89,7 @@ class MpiRequest final : public Request {
       case Kind::send: return fmt::format("send of {} bytes to rank {} (tag {})", bytes_, peer_, tag_);
       case Kind::recv: return fmt::format("receive of {} bytes from rank {} (tag {})", bytes_, peer_, tag_);
       case Kind::barrier: return "barrier";
+      case Kind::collective: return "nonblocking collective";
     }
     return {};
   }
@@ -352,6 +354,18 @@ void MpiCommunicator::barrier(Clock::time_point deadline) {
   MpiRequest request(Kind::barrier, rank_, -1, -1, 0, shm_.get());
   check(MPI_Ibarrier(comm_.get(), request.handle()), "MPI_Ibarrier", rank_, "barrier");
   request.wait(deadline, "barrier");
+}
+
+std::unique_ptr<CommBuffer> MpiCommunicator::allocate_buffer(std::size_t bytes, Clock::time_point deadline) {
+  const std::int64_t region_id = next_region_id_++;  // counts every call, so ids agree across ranks
+  if (size_ == 1) return make_heap_buffer(bytes, "heap memory, not registered: a single rank");
+  auto wait = [&](MPI_Request& handle, std::string_view what) {
+    MpiRequest request(Kind::collective, rank_, -1, -1, 0, shm_.get());
+    *request.handle() = handle;
+    handle = MPI_REQUEST_NULL;
+    request.wait(deadline, what);
+  };
+  return allocate_registered_buffer(comm_.get(), shm_.get(), region_id, bytes, wait);
 }
 
 void MpiCommunicator::native_allreduce(const void* send, void* recv, std::size_t count, DataType type,

@@ -104,6 +104,13 @@ class MpiCommunicator final : public Communicator {
   bool can_reduce_on_receive(int peer) const override { return shm_ && shm_->reaches(peer); }
   RequestPtr post_recv_reduce(std::span<std::byte> target, const std::byte* base, int peer, int tag, DataType type,
                               ReduceOp op) override;
+  // Registered shared memory (mpi_registered_buffer.hpp) when ranks share a host, heap otherwise.
+  std::unique_ptr<CommBuffer> allocate_buffer(std::size_t bytes, Clock::time_point deadline) override;
+  // Sends out of registered buffers shorter than this are copied through slots (for tests and tuning).
+  void set_direct_min_bytes(std::size_t bytes) {
+    if (shm_) shm_->set_direct_min_bytes(bytes);
+  }
+
   // "shared memory between the K ranks of each host (S slots of B KiB per pair), MPI between
   // hosts" or "MPI point-to-point (reason)".
   std::string transport_description() const override { return transport_description_; }
@@ -135,6 +142,7 @@ class MpiCommunicator final : public Communicator {
   std::unique_ptr<MpiNodeSharedMemory> shm_memory_;
   std::unique_ptr<ShmTransport> shm_;
   std::string transport_description_;
+  std::int64_t next_region_id_ = 0;
 };
 
 }  // namespace ringlab

@@ -49,36 +49,6 @@ std::size_t size_from_environment(const char* variable, std::size_t fallback, st
   return static_cast<std::size_t>(value);
 }
 
-std::string segment_name(int local_rank) {
-  std::random_device entropy;
-  const std::uint64_t nonce = (std::uint64_t{entropy()} << 32) ^ entropy();
-  return fmt::format("/ringlab-{}-{}-{:016x}", getpid(), local_rank, nonce);
-}
-
-// Maps `bytes` of the named segment; on failure returns nullptr and sets `error`.
-void* map_segment(const std::string& name, std::size_t bytes, bool create, std::string& error) {
-  const int fd = create ? shm_open(name.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600) : shm_open(name.c_str(), O_RDWR, 0);
-  if (fd < 0) {
-    error = fmt::format("shm_open({}) failed: {}", name, std::strerror(errno));
-    return nullptr;
-  }
-  if (create) {
-    if (const int code = posix_fallocate(fd, 0, static_cast<off_t>(bytes)); code != 0) {
-      error = fmt::format("reserving {} bytes of shared memory for {} failed: {} (is /dev/shm full or small?)", bytes,
-                          name, std::strerror(code));
-      close(fd);
-      return nullptr;
-    }
-  }
-  void* address = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  close(fd);
-  if (address == MAP_FAILED) {
-    error = fmt::format("mmap of {} bytes of {} failed: {}", bytes, name, std::strerror(errno));
-    return nullptr;
-  }
-  return address;
-}
-
 // True when every rank of `node` succeeded; otherwise why_not explains (this rank's error first).
 bool all_succeeded(MPI_Comm node, const std::string& error, std::string& why_not) {
   int ok = error.empty() ? 1 : 0;
@@ -100,6 +70,35 @@ class NodeComm {
 };
 
 }  // namespace
+
+std::string new_segment_name(int local_rank) {
+  std::random_device entropy;
+  const std::uint64_t nonce = (std::uint64_t{entropy()} << 32) ^ entropy();
+  return fmt::format("/ringlab-{}-{}-{:016x}", getpid(), local_rank, nonce);
+}
+
+void* map_shared_segment(const std::string& name, std::size_t bytes, bool create, std::string& error) {
+  const int fd = create ? shm_open(name.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600) : shm_open(name.c_str(), O_RDWR, 0);
+  if (fd < 0) {
+    error = fmt::format("shm_open({}) failed: {}", name, std::strerror(errno));
+    return nullptr;
+  }
+  if (create) {
+    if (const int code = posix_fallocate(fd, 0, static_cast<off_t>(bytes)); code != 0) {
+      error = fmt::format("reserving {} bytes of shared memory for {} failed: {} (is /dev/shm full or small?)", bytes,
+                          name, std::strerror(code));
+      close(fd);
+      return nullptr;
+    }
+  }
+  void* address = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  close(fd);
+  if (address == MAP_FAILED) {
+    error = fmt::format("mmap of {} bytes of {} failed: {}", bytes, name, std::strerror(errno));
+    return nullptr;
+  }
+  return address;
+}
 
 std::unique_ptr<MpiNodeSharedMemory> MpiNodeSharedMemory::create(MPI_Comm comm, bool wanted, std::string& why_not) {
   int rank = 0;
@@ -147,9 +146,9 @@ std::unique_ptr<MpiNodeSharedMemory> MpiNodeSharedMemory::create(MPI_Comm comm, 
   const std::size_t segment_bytes = static_cast<std::size_t>(ranks_on_host - 1) * channel_bytes;
   memory->mappings_.resize(static_cast<std::size_t>(ranks_on_host));
 
-  const std::string own_name = segment_name(me);
+  const std::string own_name = new_segment_name(me);
   std::string error;
-  void* own = map_segment(own_name, segment_bytes, /*create=*/true, error);
+  void* own = map_shared_segment(own_name, segment_bytes, /*create=*/true, error);
   if (own != nullptr) memory->mappings_[static_cast<std::size_t>(me)] = {own, segment_bytes};
   else shm_unlink(own_name.c_str());  // created but not reserved or mapped
   if (!all_succeeded(node.comm, error, why_not)) {
@@ -165,7 +164,7 @@ std::unique_ptr<MpiNodeSharedMemory> MpiNodeSharedMemory::create(MPI_Comm comm, 
   for (int peer = 0; peer < ranks_on_host && error.empty(); ++peer) {
     if (peer == me) continue;
     const std::string peer_name(&names[name_bytes * static_cast<std::size_t>(peer)]);
-    if (void* address = map_segment(peer_name, segment_bytes, /*create=*/false, error))
+    if (void* address = map_shared_segment(peer_name, segment_bytes, /*create=*/false, error))
       memory->mappings_[static_cast<std::size_t>(peer)] = {address, segment_bytes};
   }
   const bool mapped = all_succeeded(node.comm, error, why_not);

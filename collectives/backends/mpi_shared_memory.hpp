@@ -21,6 +21,12 @@
 
 namespace ringlab {
 
+// A fresh POSIX shared-memory name for this process ("/ringlab-PID-LOCALRANK-NONCE").
+std::string new_segment_name(int local_rank);
+// Maps `bytes` of the named segment, creating it (O_EXCL, space reserved with posix_fallocate)
+// when `create`; on failure returns nullptr and sets `error`. The caller unlinks the name.
+void* map_shared_segment(const std::string& name, std::size_t bytes, bool create, std::string& error);
+
 class MpiNodeSharedMemory {
  public:
   // Collective over `comm`. Returns nullptr, with the reason in `why_not`, when fewer than two

@@ -48,7 +48,14 @@ ShmFragment& ShmChannel::next_fragment() { return *reinterpret_cast<ShmFragment*
 
 std::byte* ShmChannel::next_payload() { return slot(written_) + fragment_header_bytes; }
 
-void ShmChannel::publish() { published().store(++written_, std::memory_order_release); }
+std::uint64_t ShmChannel::publish() {
+  published().store(++written_, std::memory_order_release);
+  return written_;
+}
+
+bool ShmChannel::released(std::uint64_t published_count) const {
+  return consumed().load(std::memory_order_acquire) >= published_count;
+}
 
 const ShmFragment* ShmChannel::peek() const {
   if (published().load(std::memory_order_acquire) == read_) return nullptr;

@@ -14,12 +14,17 @@
 
 namespace ringlab {
 
-// One fragment of a message: bytes [offset, offset + bytes) of a message_bytes-long message.
+// One fragment of a message: bytes [offset, offset + bytes) of a message_bytes-long message. Its
+// payload follows in the slot, unless `region` names a registered buffer of the sender (then the
+// fragment is the whole message and its bytes sit at region_offset in that buffer, which the
+// receiver has mapped; see ShmTransport::add_region).
 struct alignas(64) ShmFragment {
   std::int64_t tag = 0;
   std::uint64_t message_bytes = 0;
   std::uint64_t offset = 0;
   std::uint64_t bytes = 0;
+  std::int64_t region = -1;  // -1: the payload is in the slot
+  std::uint64_t region_offset = 0;
 };
 
 class ShmChannel {
@@ -39,7 +44,11 @@ class ShmChannel {
   bool can_write() const;
   ShmFragment& next_fragment();
   std::byte* next_payload();
-  void publish();  // makes next_fragment()/next_payload() visible to the receiver
+  // Makes next_fragment()/next_payload() visible to the receiver; returns the number of fragments
+  // published so far, which released() takes.
+  std::uint64_t publish();
+  // True once the receiver has released the fragment whose publish() returned `published_count`.
+  bool released(std::uint64_t published_count) const;
 
   // Receiver side: the oldest published, unreleased fragment, or nullptr.
   const ShmFragment* peek() const;

@@ -20,6 +20,9 @@ struct ShmTransport::SendState {
   std::uint64_t offset = 0;         // bytes already copied
   bool started = false;             // a first fragment was published
   bool complete = false;
+  std::int64_t region = -1;          // direct send: the registered region holding the bytes
+  std::uint64_t region_offset = 0;
+  std::uint64_t release_count = 0;   // direct send: complete once the channel released this many
   std::vector<std::byte> owned;  // the unsent rest, once the request was destroyed mid-message
 
   bool all_written() const { return started && offset == bytes; }
@@ -145,6 +148,11 @@ RequestPtr ShmTransport::post_send(std::span<const std::byte> data, int peer, in
   send->tag = tag;
   send->bytes = data.size();
   send->next = data.data();
+  if (data.size() >= direct_min_bytes_)
+    if (const auto* region = region_holding(data); region && !region->second.mapped_peers[peer].empty()) {
+      send->region = region->first;
+      send->region_offset = static_cast<std::uint64_t>(data.data() - region->second.own.data());
+    }
   target.sends.push_back(send);
   progress_sends(target);
   return std::make_unique<ShmRequest<SendState>>(*this, send, rank_, label_);
@@ -216,8 +224,23 @@ void ShmTransport::progress() {
 
 void ShmTransport::progress_sends(Peer& peer) {
   ShmChannel& channel = *peer.outbound;
+  while (!peer.unreleased.empty() && channel.released(peer.unreleased.front()->release_count)) {
+    peer.unreleased.front()->complete = true;
+    peer.unreleased.pop_front();
+  }
   while (!peer.sends.empty()) {
     SendState& send = *peer.sends.front();
+    if (send.region >= 0) {  // one fragment naming where the bytes are; complete once it is released
+      if (!channel.can_write()) return;
+      ShmFragment& fragment = channel.next_fragment();
+      fragment = ShmFragment{send.tag, send.bytes, 0, send.bytes, send.region, send.region_offset};
+      send.release_count = channel.publish();
+      send.started = true;
+      send.offset = send.bytes;
+      peer.unreleased.push_back(peer.sends.front());
+      peer.sends.pop_front();
+      continue;
+    }
     while (!send.all_written()) {
       if (!channel.can_write()) return;
       const std::uint64_t length = std::min<std::uint64_t>(channel.slot_bytes(), send.bytes - send.offset);
@@ -226,6 +249,7 @@ void ShmTransport::progress_sends(Peer& peer) {
       fragment.message_bytes = send.bytes;
       fragment.offset = send.offset;
       fragment.bytes = length;
+      fragment.region = -1;
       if (length > 0) std::memcpy(channel.next_payload(), send.next, length);
       channel.publish();
       send.next += length;
@@ -260,8 +284,9 @@ void ShmTransport::progress_receives(int from, Peer& peer) {
   ShmChannel& channel = *peer.inbound;
   while (const ShmFragment* published = channel.peek()) {
     const ShmFragment fragment = *published;
-    if (fragment.offset + fragment.bytes > fragment.message_bytes || fragment.bytes > channel.slot_bytes() ||
-        (!peer.receiving && fragment.offset != 0))
+    const bool direct = fragment.region >= 0;
+    if (fragment.offset + fragment.bytes > fragment.message_bytes || (!direct && fragment.bytes > channel.slot_bytes()) ||
+        (direct && fragment.bytes != fragment.message_bytes) || (!peer.receiving && fragment.offset != 0))
       throw CommunicationError(fmt::format("{}: rank {}: corrupt shared-memory fragment from rank {} (offset {}, {} "
                                            "bytes of a {}-byte message)",
                                            label_, rank_, from, fragment.offset, fragment.bytes,
@@ -271,9 +296,10 @@ void ShmTransport::progress_receives(int from, Peer& peer) {
       peer.receiving = true;
     }
     const Sink& sink = peer.current;
-    if (sink.recv) sink.recv->deliver(fragment.offset, channel.payload(), fragment.bytes);
+    const std::byte* data = fragment_data(from, channel, fragment);
+    if (sink.recv) sink.recv->deliver(fragment.offset, data, fragment.bytes);
     else if (sink.buffered && fragment.bytes > 0)
-      std::memcpy(sink.buffered->data.data() + fragment.offset, channel.payload(), fragment.bytes);
+      std::memcpy(sink.buffered->data.data() + fragment.offset, data, fragment.bytes);
     channel.release();
     if (fragment.offset + fragment.bytes < fragment.message_bytes) continue;
     // The message is complete.
@@ -293,12 +319,49 @@ void ShmTransport::progress_receives(int from, Peer& peer) {
   }
 }
 
+const std::byte* ShmTransport::fragment_data(int from, const ShmChannel& channel, const ShmFragment& fragment) const {
+  if (fragment.region < 0) return channel.payload();
+  const auto region = regions_.find(fragment.region);
+  const std::span<const std::byte> mapped =
+      region == regions_.end() ? std::span<const std::byte>{} : region->second.mapped_peers[static_cast<std::size_t>(from)];
+  if (mapped.empty() || fragment.region_offset > mapped.size() || fragment.bytes > mapped.size() - fragment.region_offset)
+    throw CommunicationError(fmt::format("{}: rank {}: rank {} sent {} bytes at offset {} of its registered buffer {}, "
+                                         "which this rank has {}",
+                                         label_, rank_, from, fragment.bytes, fragment.region_offset, fragment.region,
+                                         mapped.empty() ? std::string("not mapped (ranks allocated or freed buffers "
+                                                                      "in a different order)")
+                                                        : fmt::format("mapped with only {} bytes", mapped.size())));
+  return mapped.data() + fragment.region_offset;
+}
+
+const std::pair<const std::int64_t, ShmTransport::Region>* ShmTransport::region_holding(
+    std::span<const std::byte> data) const {
+  const std::less<const std::byte*> before;
+  for (const auto& entry : regions_) {
+    const std::span<const std::byte> own = entry.second.own;
+    if (!before(data.data(), own.data()) && !before(own.data() + own.size(), data.data() + data.size())) return &entry;
+  }
+  return nullptr;
+}
+
+void ShmTransport::add_region(std::int64_t id, std::span<const std::byte> own,
+                              std::vector<std::span<const std::byte>> mapped_peers) {
+  if (mapped_peers.size() != peers_.size())
+    throw std::invalid_argument(fmt::format("{}: registered buffer {} lists {} peer mappings for {} ranks", label_, id,
+                                            mapped_peers.size(), peers_.size()));
+  if (!regions_.emplace(id, Region{own, std::move(mapped_peers)}).second)
+    throw std::invalid_argument(fmt::format("{}: registered buffer {} exists already", label_, id));
+}
+
+void ShmTransport::remove_region(std::int64_t id) { regions_.erase(id); }
+
 void ShmTransport::abandon(const std::shared_ptr<SendState>& send) {
   Peer& peer = peers_[static_cast<std::size_t>(send->peer)];
   if (!send->started) {
     std::erase(peer.sends, send);
     return;
   }
+  if (send->region >= 0) return;  // the receiver reads the sender's memory; nothing is left to copy
   // Half the message is in the channel already: keep the rest so the receiver gets all of it.
   send->owned.assign(send->next, send->next + (send->bytes - send->offset));
   send->next = send->owned.data();
