@@ -29,12 +29,15 @@ constexpr int memcpy_release_tag = 31000;  // above every step tag, below the ex
 struct BenchArguments {
   SweepArguments sweep;
   int iterations = 20;
+  int small_iterations = 0;
+  std::string small_max_bytes = "4K";
   int warmup = 5;
   int check = 1;
   std::string op = "sum";
   int average = 3;
   std::string baseline;
   std::int64_t segment_bytes = std::int64_t{1} << 20;
+  int local_register = 0;
   std::string backend = "auto";
   int ranks = 4;
   double timeout_seconds = 300;
@@ -67,18 +70,24 @@ bench::BenchOptions to_options(const BenchArguments& arguments, const std::strin
   bench::BenchOptions options;
   apply_sweep_arguments(arguments.sweep, options);
   if (arguments.iterations < 1) throw std::invalid_argument("-n/--iters must be at least 1");
+  if (arguments.small_iterations < 0) throw std::invalid_argument("--iters-small must not be negative (0: use -n)");
   if (arguments.warmup < 0) throw std::invalid_argument("-w/--warmup_iters must not be negative");
   if (arguments.check != 0 && arguments.check != 1) throw std::invalid_argument("-c/--check takes 0 or 1");
   if (arguments.average < 0 || arguments.average > 3)
     throw std::invalid_argument("-a/--average takes 0 (rank 0), 1 (mean), 2 (min) or 3 (max)");
   if (arguments.segment_bytes < 0) throw std::invalid_argument("--segment-bytes must not be negative");
+  if (arguments.local_register != 0 && arguments.local_register != 1)
+    throw std::invalid_argument("-R/--local_register takes 0 (heap buffers) or 1 (registered buffers)");
   if (arguments.timeout_seconds <= 0) throw std::invalid_argument("--timeout must be positive");
   options.iterations = arguments.iterations;
+  options.small_iterations = arguments.small_iterations;
+  options.small_max_bytes = parse_size(arguments.small_max_bytes);
   options.warmup_iterations = arguments.warmup;
   options.check = arguments.check == 1;
   options.op = parse_reduce_op(arguments.op);
   options.average = static_cast<bench::Average>(arguments.average);
   options.segment_bytes = static_cast<std::size_t>(arguments.segment_bytes);
+  options.register_buffers = arguments.local_register == 1;
   options.timeout_seconds = arguments.timeout_seconds;
   std::vector<std::string> valid = allreduce_implementations();
   if (backend != "mpi") {
@@ -124,12 +133,14 @@ int run_bench(Communicator& comm, const BenchArguments& arguments, const bench::
   const bool leader = comm.rank() == 0;
   bench::RunDescription run{arguments.command_line, backend, comm.transport_description(), comm.size(),
                             bench::describe_machine(backend == "mpi" ? std::optional(mpi_library_name()) : std::nullopt),
-                            std::move(notes), std::nullopt};
+                            std::move(notes), std::nullopt, {}};
   run.machine.memcpy_gbps = measure_memcpy_alone(comm, options);
+  bench::SweepBuffers buffers = bench::allocate_sweep_buffers(comm, options, sizes);
+  run.buffers = buffers.description();
   if (leader && !options.quiet) bench::print_header(stdout, run, options);
   ProgressLine progress(leader && !options.quiet && isatty(STDERR_FILENO) == 1);
   const auto rows = bench::run_sweep(
-      comm, options, sizes,
+      comm, options, sizes, buffers,
       [&](const std::vector<bench::ResultRow>& size_rows) {
         progress.clear();
         if (leader && !options.quiet) bench::print_size_rows(stdout, size_rows, options);
@@ -156,6 +167,11 @@ CommandRunner add_bench_command(CLI::App& app, const std::string& command_line) 
                "backend). Exits 1 if any element is wrong.");
   add_sweep_options(*command, arguments->sweep);
   command->add_option("-n,--iters", arguments->iterations, "Timed iterations per size")->capture_default_str();
+  command->add_option("--iters-small", arguments->small_iterations,
+                      "Timed iterations for sizes up to --small-maxbytes (0: -n for every size)")
+      ->capture_default_str();
+  command->add_option("--small-maxbytes", arguments->small_max_bytes, "Largest size --iters-small applies to")
+      ->capture_default_str();
   command->add_option("-w,--warmup_iters", arguments->warmup, "Warm-up iterations")->capture_default_str();
   command->add_option("-c,--check", arguments->check, "Check results (1) or not (0)")->capture_default_str();
   command->add_option("-o,--op", arguments->op, "sum|prod|min|max|avg")->capture_default_str();
@@ -163,6 +179,9 @@ CommandRunner add_bench_command(CLI::App& app, const std::string& command_line) 
       ->capture_default_str();
   command->add_option("--baseline", arguments->baseline, "Reference for ratios (default mpi-native, else the first)");
   command->add_option("--segment-bytes", arguments->segment_bytes, "Segment size (0 = whole transfers)")
+      ->capture_default_str();
+  command->add_option("-R,--local_register", arguments->local_register,
+                      "1: buffers the backend registers (mpi: shared memory peers read sends from, one copy); 0: heap")
       ->capture_default_str();
   command->add_option("--backend", arguments->backend, "auto | mpi | threads")->capture_default_str();
   command->add_option("--ranks", arguments->ranks, "Ranks for the threads backend")->capture_default_str();

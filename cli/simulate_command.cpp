@@ -113,7 +113,7 @@ int run_simulate(const SimulateArguments& arguments) {
   bench::RunDescription run{arguments.command_line, "simulator",
                             fmt::format("closed-form model on topology {}", topology.name()), nranks,
                             bench::describe_machine(std::nullopt), std::move(notes),
-                            bench::ModelDescription{"closed-form", arguments.topology, model.gamma_seconds_per_byte()}};
+                            bench::ModelDescription{"closed-form", arguments.topology, model.gamma_seconds_per_byte()}, {}};
   if (!options.quiet) print_simulate_header(run, options, topology);
   std::vector<bench::ResultRow> rows;
   for (const bench::SweepSize& size : sizes) {

@@ -80,7 +80,7 @@ TEST(BenchStatistics, QuantilesAndBusBandwidth) {
 TEST(BenchReport, HasTheDocumentedShape) {
   BenchOptions options;
   options.algorithms = {"ring"};
-  RunDescription run{"ringlab bench -e 64", "threads", "threads", 2, {}, {}, std::nullopt};
+  RunDescription run{"ringlab bench -e 64", "threads", "threads", 2, {}, {}, std::nullopt, {}};
   run.machine.hostname = "host";
   ResultRow row;
   row.algorithm = "ring";

@@ -18,6 +18,8 @@ struct BenchOptions {
   std::int64_t step_factor = 2;                // -f (used unless -i is given)
   std::int64_t step_bytes = 0;                 // -i (0 = use the factor)
   int iterations = 20;                         // -n
+  int small_iterations = 0;                    // --iters-small: timed calls for sizes <= small_max_bytes (0: -n)
+  std::int64_t small_max_bytes = 4096;         // --small-maxbytes
   int warmup_iterations = 5;                   // -w
   bool check = true;                           // -c
   DataType type = DataType::float32;           // -d
@@ -26,6 +28,7 @@ struct BenchOptions {
   std::vector<std::string> algorithms;         // --algo
   std::string baseline = "mpi-native";         // the reference in speed-up plots and ratios
   std::size_t segment_bytes = std::size_t{1} << 20;
+  bool register_buffers = false;               // -R 1: buffers from Communicator::allocate_buffer
   AlgorithmOptions algorithm_options;          // --root, --shards
   double timeout_seconds = 300;
   bool iteration_stats = true;
@@ -45,6 +48,11 @@ std::vector<SweepSize> sweep_sizes(const BenchOptions& options, std::vector<std:
 void check_memory(const BenchOptions& options, int ranks_in_this_process, std::int64_t available_bytes);
 
 std::string_view name_of(Average average);
+
+// Timed calls for a size: --iters-small for sizes up to --small-maxbytes when given, else -n.
+// Small sizes take microseconds each, so many more calls cost little and tame scheduler noise
+// (OSU's benchmarks likewise run more iterations for small messages than for large ones).
+int iterations_for(const BenchOptions& options, std::int64_t bytes);
 
 // A one-line description of everything that must agree across ranks.
 std::string describe(const BenchOptions& options);

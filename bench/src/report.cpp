@@ -36,9 +36,12 @@ void print_header(std::FILE* out, const RunDescription& run, const BenchOptions&
   fmt::print(out, "# backend {} | {} ranks | MPI: {} | memcpy {:.2f} GB/s (this run)\n", run.backend, run.nranks,
              run.machine.mpi_library.value_or("none"), run.machine.memcpy_gbps);
   fmt::print(out, "# transport {}\n", run.transport);
+  if (!run.buffers.empty()) fmt::print(out, "# buffers {}\n", run.buffers);
   fmt::print(out, "# sizes {}..{} B | type {} | op {} | iters {} warmup {} | check {} | average {} | segment {} B\n",
              options.min_bytes, options.max_bytes, name_of(options.type), name_of(options.op), options.iterations,
              options.warmup_iterations, options.check ? 1 : 0, name_of(options.average), options.segment_bytes);
+  if (options.small_iterations > 0)
+    fmt::print(out, "# iters {} for sizes up to {} B (--iters-small)\n", options.small_iterations, options.small_max_bytes);
   for (const std::string& note : run.notes) fmt::print(out, "# note: {}\n", note);
   print_column_titles(out);
 }
@@ -102,6 +105,8 @@ nlohmann::json make_report(const RunDescription& run, const BenchOptions& option
                        {"algbw_gbps", row.algbw_gbps},
                        {"busbw_gbps", row.busbw_gbps},
                        {"wrong", row.wrong}});
+  for (std::size_t i = 0; i < rows.size(); ++i)  // measured rows say how many calls were timed
+    if (rows[i].iterations > 0) results[i]["iters"] = rows[i].iterations;
   nlohmann::json report = {{"schema", bench_schema},
           {"complete", complete},
           {"kind", run.model ? "predicted" : "measured"},
@@ -119,6 +124,8 @@ nlohmann::json make_report(const RunDescription& run, const BenchOptions& option
             {"stepfactor", options.step_factor},
             {"stepbytes", options.step_bytes},
             {"iters", options.iterations},
+            {"small_iters", options.small_iterations},
+            {"small_maxbytes", options.small_max_bytes},
             {"warmup_iters", options.warmup_iterations},
             {"check", options.check},
             {"average", name_of(options.average)},
@@ -126,6 +133,7 @@ nlohmann::json make_report(const RunDescription& run, const BenchOptions& option
             {"algorithms", options.algorithms},
             {"baseline", options.baseline}}},
           {"results", std::move(results)}};
+  if (!run.buffers.empty()) report["config"]["buffers"] = run.buffers;
   if (run.model)
     report["config"]["model"] = {{"name", run.model->name},
                                  {"topology", run.model->topology},

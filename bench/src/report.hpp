@@ -31,6 +31,7 @@ struct RunDescription {
   MachineInfo machine;
   std::vector<std::string> notes;
   std::optional<ModelDescription> model;  // empty: measured
+  std::string buffers;  // how the buffers were allocated (SweepBuffers::description); empty for predictions
 };
 
 void print_header(std::FILE* out, const RunDescription& run, const BenchOptions& options);

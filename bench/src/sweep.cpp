@@ -5,6 +5,8 @@
 #include <cmath>
 #include <numeric>
 
+#include <fmt/format.h>
+
 #include "execute.hpp"
 #include "test_data.hpp"
 
@@ -31,13 +33,32 @@ std::vector<double> aggregate(Communicator& comm, PreparedCollective& combine, s
   return values;
 }
 
-struct Buffers {
-  std::vector<std::byte> input;
-  std::vector<std::byte> output;
-  std::vector<std::byte> expected;
-};
-
 }  // namespace
+
+std::string SweepBuffers::description() const {
+  if (!input || !output) return "not allocated";
+  const std::string in = input->description();
+  return in == output->description() ? in : fmt::format("input: {}; output: {}", in, output->description());
+}
+
+SweepBuffers allocate_sweep_buffers(Communicator& comm, const BenchOptions& options, const std::vector<SweepSize>& sizes) {
+  std::int64_t largest = 0;
+  for (const SweepSize& size : sizes) largest = std::max(largest, size.bytes);
+  const auto bytes = static_cast<std::size_t>(largest);
+  const auto deadline = Clock::now() + timeout_from_seconds(options.timeout_seconds);
+  auto allocate = [&] {
+    return options.register_buffers ? comm.allocate_buffer(bytes, deadline)
+                                    : make_heap_buffer(bytes, "heap memory, not registered (-R 0)");
+  };
+  SweepBuffers buffers;
+  buffers.input = allocate();
+  buffers.output = allocate();
+  if (options.check) buffers.expected.resize(bytes);
+  // Touch every page before any timing.
+  for (CommBuffer* buffer : {buffers.input.get(), buffers.output.get()})
+    std::fill(buffer->bytes().begin(), buffer->bytes().end(), std::byte{0});
+  return buffers;
+}
 
 TimeStats summarise(double loop_seconds, const std::vector<double>& iteration_seconds) {
   TimeStats stats;
@@ -68,6 +89,7 @@ double algbw_gbps(std::int64_t bytes, double seconds) {
 double busbw_gbps(double algbw, int nranks) { return nranks > 1 ? algbw * 2.0 * (nranks - 1) / nranks : 0.0; }
 
 std::vector<ResultRow> run_sweep(Communicator& comm, const BenchOptions& options, const std::vector<SweepSize>& sizes,
+                                 SweepBuffers& buffers,
                                  const std::function<void(const std::vector<ResultRow>&)>& on_size_done,
                                  const std::function<void(const SweepProgress&)>& on_progress) {
   ExecuteOptions execute;
@@ -82,15 +104,8 @@ std::vector<ResultRow> run_sweep(Communicator& comm, const BenchOptions& options
     prepared.emplace_back(name, Collective::allreduce, options.algorithm_options, comm.size(), comm.rank());
   PreparedCollective combine("ring", Collective::allreduce, {}, comm.size(), comm.rank());
 
-  std::int64_t largest = 0;
-  for (const SweepSize& size : sizes) largest = std::max(largest, size.bytes);
-  Buffers buffers;
-  buffers.input.resize(static_cast<std::size_t>(largest));
-  buffers.output.resize(static_cast<std::size_t>(largest));
-  if (options.check) buffers.expected.resize(static_cast<std::size_t>(largest));
-  // Touch every page before any timing.
-  std::fill(buffers.output.begin(), buffers.output.end(), std::byte{0});
-
+  std::byte* input = buffers.input->bytes().data();
+  std::byte* output = buffers.output->bytes().data();
   std::vector<ResultRow> all_rows;
   for (std::size_t index = 0; index < sizes.size(); ++index) {
     const SweepSize& size = sizes[index];
@@ -100,16 +115,17 @@ std::vector<ResultRow> run_sweep(Communicator& comm, const BenchOptions& options
     for (PreparedCollective& collective : prepared) {
       if (on_progress) on_progress({index, sizes.size(), size.bytes, collective.algorithm()});
       for (bool in_place : {false, true}) {
-        std::byte* result = in_place ? buffers.input.data() : buffers.output.data();
+        std::byte* result = in_place ? input : output;
         auto run = [&](const ExecuteOptions& run_options) {
-          collective.run(comm, buffers.input.data(), result, size.count, options.type, options.op, run_options);
+          collective.run(comm, input, result, size.count, options.type, options.op, run_options);
         };
-        fill_input(buffers.input.data(), size.count, options.type, options.op, comm.rank(), comm.size());
+        fill_input(input, size.count, options.type, options.op, comm.rank(), comm.size());
         for (int i = 0; i < options.warmup_iterations; ++i) run(i == 0 ? execute : timed);
         comm.barrier(deadline());
-        std::vector<double> times(static_cast<std::size_t>(options.iterations) + 1);
+        const int iterations = iterations_for(options, size.bytes);
+        std::vector<double> times(static_cast<std::size_t>(iterations) + 1);
         const auto loop_start = Clock::now();
-        for (int i = 0; i < options.iterations; ++i) {
+        for (int i = 0; i < iterations; ++i) {
           const auto start = Clock::now();
           run(timed);
           times[static_cast<std::size_t>(i) + 1] = std::chrono::duration<double>(Clock::now() - start).count();
@@ -122,11 +138,12 @@ std::vector<ResultRow> run_sweep(Communicator& comm, const BenchOptions& options
         row.size_bytes = size.bytes;
         row.count = size.count;
         row.in_place = in_place;
+        row.iterations = iterations;
         row.time = summarise(combined[0], std::vector<double>(combined.begin() + 1, combined.end()));
         row.algbw_gbps = algbw_gbps(size.bytes, row.time.avg_us * 1e-6);
         row.busbw_gbps = busbw_gbps(row.algbw_gbps, comm.size());
         if (options.check) {
-          fill_input(buffers.input.data(), size.count, options.type, options.op, comm.rank(), comm.size());
+          fill_input(input, size.count, options.type, options.op, comm.rank(), comm.size());
           run(timed);
           std::int64_t wrong = count_mismatches(result, buffers.expected.data(), size.count, options.type);
           combine.run(comm, &wrong, &wrong, 1, DataType::int64, ReduceOp::sum, timed);

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,7 @@ struct ResultRow {
   std::int64_t size_bytes = 0;
   std::int64_t count = 0;
   bool in_place = false;
+  int iterations = 0;  // timed calls
   TimeStats time;
   double algbw_gbps = 0;
   double busbw_gbps = 0;
@@ -46,10 +48,24 @@ struct SweepProgress {
   std::string algorithm;
 };
 
+// The buffers of a sweep, sized for its largest message and touched before any timing. Input and
+// output come from the communicator (registered shared memory on the mpi backend when
+// options.register_buffers, so peers read sends in place), `expected` from the heap.
+struct SweepBuffers {
+  std::unique_ptr<CommBuffer> input;
+  std::unique_ptr<CommBuffer> output;
+  std::vector<std::byte> expected;
+  // How input and output were allocated, in words (the report's config.buffers).
+  std::string description() const;
+};
+// Collective (allocate_buffer is).
+SweepBuffers allocate_sweep_buffers(Communicator& comm, const BenchOptions& options, const std::vector<SweepSize>& sizes);
+
 // Runs the sweep on this rank. Rows are complete (aggregated) on rank 0 only. `on_size_done`
 // gets the rows of one size (both placements of every algorithm) as soon as they are measured;
 // `on_progress` is called before each measurement.
 std::vector<ResultRow> run_sweep(Communicator& comm, const BenchOptions& options, const std::vector<SweepSize>& sizes,
+                                 SweepBuffers& buffers,
                                  const std::function<void(const std::vector<ResultRow>&)>& on_size_done,
                                  const std::function<void(const SweepProgress&)>& on_progress);
 
