@@ -32,6 +32,9 @@ double process_share(const FittedParameters& parameters, int endpoints) {
   return std::min(1.0, static_cast<double>(parameters.cores) / static_cast<double>(endpoints));
 }
 
+// Steps 1b and 1c repeated: each round removes most of the bias the previous alpha left in beta.
+constexpr int fixed_point_rounds = 4;
+
 }  // namespace
 
 LinearFit fit_transfer(std::span<const Sample> samples, const FitOptions& options) {
@@ -47,13 +50,14 @@ LinearFit fit_transfer(std::span<const Sample> samples, const FitOptions& option
   std::vector<double> small_times;
   for (const Sample& sample : small) small_times.push_back(sample.t);
   LinearFit fit;
-  fit.slope = fit_slope_relative(large, median(small_times));
-  std::vector<double> latencies;
-  for (const Sample& sample : small) latencies.push_back(sample.t - sample.x * fit.slope);
-  fit.intercept = median(latencies);
-  if (fit.intercept < 0) {
-    fit.intercept = 0;
-    fit.intercept_clamped = true;
+  fit.intercept = median(small_times);
+  for (int round = 0; round < fixed_point_rounds; ++round) {
+    fit.slope = fit_slope_relative(large, fit.intercept);
+    std::vector<double> latencies;
+    for (const Sample& sample : small) latencies.push_back(sample.t - sample.x * fit.slope);
+    fit.intercept = median(latencies);
+    fit.intercept_clamped = fit.intercept < 0;
+    fit.intercept = std::max(0.0, fit.intercept);
   }
   set_residuals(fit, samples);
   return fit;

@@ -8,7 +8,8 @@
 //      a. alpha0 = median time of the sizes <= alpha_max_bytes (latency-bound);
 //      b. beta = relative-error least squares slope (linear_fit.hpp) over the sizes >=
 //         beta_min_bytes with the intercept held at alpha0;
-//      c. alpha = median of (time - bytes * beta) over the small sizes, at least 0.
+//      c. alpha = median of (time - bytes * beta) over the small sizes, at least 0;
+//      b and c repeated four times (a fixed point: a line is recovered exactly).
 //      Residuals are reported for every size;
 //   2. memory bandwidth: the median aggregate rate of the concurrent-streaming sizes, at least
 //      1/beta (one transfer alone reached that, so the shared capacity is not below it);
