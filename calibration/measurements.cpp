@@ -106,7 +106,7 @@ PingPongSample ping_pong_first(Communicator& comm, PairBuffers& buffers, std::in
   for (int i = 0; i < warmup_round_trips(bytes); ++i)
     probe = round_trip_first(comm, buffers, bytes, second, options.timeout_seconds);
   const double wanted = std::ceil(options.min_seconds_per_size / std::max(probe, 1e-9));
-  std::int64_t iterations = static_cast<std::int64_t>(std::clamp(wanted, 3.0, 10000.0));
+  std::int64_t iterations = static_cast<std::int64_t>(std::clamp(wanted, 5.0, 10000.0));
   RequestPtr tell = comm.post_send(std::as_bytes(std::span(&iterations, 1)), second, iterations_tag);
   tell->wait(deadline_after(options.timeout_seconds), "calibration ping-pong: sending the iteration count");
   std::vector<double> one_way;

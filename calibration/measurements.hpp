@@ -14,7 +14,7 @@ namespace ringlab::calibration {
 
 struct MeasureOptions {
   std::vector<std::int64_t> sizes;   // ping-pong message sizes, bytes
-  double min_seconds_per_size = 0.05;  // round trips per size: enough to fill this, 3 .. 10000
+  double min_seconds_per_size = 0.2;  // round trips per size: enough to fill this, 5 .. 10000
   double timeout_seconds = 300;        // any single wait
 };
 

@@ -28,7 +28,7 @@ struct CalibrateArguments {
   int endpoints = 0;  // 0: the ranks measured
   std::string alpha_max_bytes = "4K";
   std::string beta_min_bytes = "64K";
-  double min_seconds_per_size = 0.05;
+  double min_seconds_per_size = 0.2;
   std::string backend = "auto";
   int ranks = 2;
   double timeout_seconds = 300;
