@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <stdexcept>
 
 #include "algorithms/algorithm.hpp"
@@ -116,6 +117,9 @@ TEST(CalibrationTopology, JsonKeepsGammaAndAcceptsTheRecord) {
   const Topology back = topology_from_json(document);
   EXPECT_EQ(back.num_endpoints(), 4);
   EXPECT_DOUBLE_EQ(*back.gamma_seconds_per_byte(), 2e-10);
+  std::ostringstream laid_out;  // the one-node-per-line form of topology show --json keeps it too
+  write_topology_json(laid_out, back);
+  EXPECT_DOUBLE_EQ(*topology_from_json(nlohmann::json::parse(laid_out.str())).gamma_seconds_per_byte(), 2e-10);
   EXPECT_EQ(document["calibration"]["ping_pong"]["pairs"][0]["samples"].size(), sweep.size());
   // The simulator prices with the topology's gamma unless given one.
   EXPECT_DOUBLE_EQ(simulator::choose_gamma(back, std::nullopt), 2e-10);
