@@ -20,5 +20,9 @@ CommandRunner add_bench_command(CLI::App& app, const std::string& command_line);
 CommandRunner add_topology_command(CLI::App& app);
 // `ringlab simulate`; `command_line` is recorded in the JSON report.
 CommandRunner add_simulate_command(CLI::App& app, const std::string& command_line);
+// `ringlab calibrate` (measure, fit, write a calibrated topology) and `ringlab compare` (measured
+// bench reports against model predictions); `command_line` is recorded in their files.
+CommandRunner add_calibrate_command(CLI::App& app, const std::string& command_line);
+CommandRunner add_compare_command(CLI::App& app, const std::string& command_line);
 
 }  // namespace ringlab::cli

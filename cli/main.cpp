@@ -20,6 +20,8 @@ int main(int argc, char** argv) {
   const ringlab::cli::CommandRunner bench = ringlab::cli::add_bench_command(app, command_line);
   const ringlab::cli::CommandRunner topology = ringlab::cli::add_topology_command(app);
   const ringlab::cli::CommandRunner simulate = ringlab::cli::add_simulate_command(app, command_line);
+  const ringlab::cli::CommandRunner calibrate = ringlab::cli::add_calibrate_command(app, command_line);
+  const ringlab::cli::CommandRunner compare = ringlab::cli::add_compare_command(app, command_line);
   CLI11_PARSE(app, argc, argv);
   try {
     if (app.got_subcommand("schedule")) return schedule();
@@ -28,6 +30,8 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("bench")) return bench();
     if (app.got_subcommand("topology")) return topology();
     if (app.got_subcommand("simulate")) return simulate();
+    if (app.got_subcommand("calibrate")) return calibrate();
+    if (app.got_subcommand("compare")) return compare();
   } catch (const std::exception& error) {
     fmt::print(stderr, "ringlab: error: {}\n", error.what());
     return 2;

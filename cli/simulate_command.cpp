@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <vector>
@@ -28,7 +29,7 @@ struct SimulateArguments {
   SweepArguments sweep;
   std::string topology;
   int ranks = 0;  // 0: the topology's endpoint count
-  double gamma_seconds_per_byte = simulator::default_gamma_seconds_per_byte;
+  std::optional<double> gamma_seconds_per_byte;  // empty: the topology's, else the default
   std::string command_line;
 };
 
@@ -105,7 +106,7 @@ int run_simulate(const SimulateArguments& arguments) {
   const bench::BenchOptions options = to_options(arguments, notes);
   const std::vector<bench::SweepSize> sizes = bench::sweep_sizes(options, &notes);
   bench::check_output_path(arguments.sweep.json, arguments.sweep.force);
-  simulator::ClosedFormModel model(topology, arguments.gamma_seconds_per_byte);
+  simulator::ClosedFormModel model(topology, simulator::choose_gamma(topology, arguments.gamma_seconds_per_byte));
   std::vector<Schedule> schedules;
   for (const std::string& name : options.algorithms)
     schedules.push_back(make_schedule(name, Collective::allreduce, nranks, options.algorithm_options));
@@ -146,8 +147,10 @@ CommandRunner add_simulate_command(CLI::App& app, const std::string& command_lin
       ->required();
   add_sweep_options(*command, arguments->sweep);
   command->add_option("--ranks", arguments->ranks, "Ranks; must equal the topology's endpoints (default: that count)");
-  command->add_option("--gamma", arguments->gamma_seconds_per_byte, "Reduction cost, seconds per byte reduced")
-      ->capture_default_str();
+  command->add_option("--gamma", arguments->gamma_seconds_per_byte,
+                      fmt::format("Reduction cost, seconds per byte reduced (default: the topology file's "
+                                  "gamma_seconds_per_byte, else {:g})",
+                                  simulator::default_gamma_seconds_per_byte));
   return [arguments] { return run_simulate(*arguments); };
 }
 

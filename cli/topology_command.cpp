@@ -2,9 +2,15 @@
 #include <fmt/format.h>
 
 #include <iostream>
+#include <algorithm>
 #include <memory>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+#include "report.hpp"
+#include "topology_detect.hpp"
 #include "presets.hpp"
 #include "topology_io.hpp"
 #include "topology_summary.hpp"
@@ -17,6 +23,63 @@ struct TopologyShowArguments {
   bool json = false;
   bool routes = false;
 };
+
+struct TopologyDetectArguments {
+  int ranks = 0;  // 0: one per core
+  std::string json;
+  bool force = false;
+};
+
+constexpr const char* uncalibrated = "uncalibrated; run ringlab calibrate";
+
+nlohmann::json host_to_json(const DetectedHost& host) {
+  nlohmann::json devices = nlohmann::json::array();
+  for (const PciDevice& device : host.pci_devices)
+    devices.push_back({{"bus_id", device.bus_id},
+                       {"vendor_id", fmt::format("{:04x}", device.vendor_id)},
+                       {"device_id", fmt::format("{:04x}", device.device_id)},
+                       {"class_id", fmt::format("{:04x}", device.class_id)},
+                       {"name", device.name}});
+  return {{"packages", host.packages},       {"numa_nodes", host.numa_nodes},
+          {"cores", host.cores},             {"processing_units", host.processing_units},
+          {"memory_bytes", host.memory_bytes}, {"pci_devices", std::move(devices)},
+          {"gpus", host.gpus}};
+}
+
+// hwloc's inventory, then the host-shm topology for `ranks` processes on its cores: the preset's
+// default bandwidths and latency (hwloc cannot measure them), marked uncalibrated.
+int run_detect(const TopologyDetectArguments& arguments) {
+  if (arguments.ranks < 0) throw std::invalid_argument("--ranks must be positive");
+  bench::check_output_path(arguments.json, arguments.force);
+  const DetectedHost host = detect_host();
+  const int cores = host.cores > 0 ? host.cores : std::max(1, host.processing_units);
+  const int ranks = arguments.ranks == 0 ? cores : arguments.ranks;
+  const std::string preset = fmt::format("host-shm:{},cores={}", ranks, cores);
+  const Topology topology = make_preset_topology(preset);
+  fmt::print("# ringlab topology detect (hwloc): {} package(s), {} NUMA node(s), {} core(s), {} processing unit(s), "
+             "{:.1f} GiB\n",
+             host.packages, host.numa_nodes, host.cores, host.processing_units,
+             static_cast<double>(host.memory_bytes) / (1 << 30));
+  fmt::print("# PCI devices: {}\n", host.pci_devices.size());
+  for (const PciDevice& device : host.pci_devices)
+    fmt::print("#   {} class {:04x} vendor {:04x} device {:04x} {}\n", device.bus_id, device.class_id,
+               device.vendor_id, device.device_id, device.name);
+  fmt::print("# GPUs: {}\n", host.gpus);
+  fmt::print("# topology {}: bandwidths and latency are the preset's defaults ({})\n", preset, uncalibrated);
+  if (arguments.json.empty()) {
+    print_topology_summary(std::cout, topology, RouteListing::examples);
+    return 0;
+  }
+  nlohmann::json document = to_json(topology);
+  document["calibration"] = {{"tool", "ringlab topology detect"},
+                             {"status", uncalibrated},
+                             {"created", bench::utc_timestamp()},
+                             {"preset", preset},
+                             {"host", host_to_json(host)}};
+  bench::write_report(arguments.json, document);
+  fmt::print("# topology written to {}\n", arguments.json);
+  return 0;
+}
 }  // namespace
 
 CommandRunner add_topology_command(CLI::App& app) {
@@ -35,7 +98,15 @@ CommandRunner add_topology_command(CLI::App& app) {
   show->add_flag("--routes", arguments->routes,
                  fmt::format("List every route (all pairs up to {} endpoints, else every route from rank 0)",
                              all_pairs_limit));
-  return [arguments, show] {
+  auto detect_arguments = std::make_shared<TopologyDetectArguments>();
+  CLI::App* detect = command->add_subcommand(
+      "detect", "This machine through hwloc (packages, NUMA nodes, cores, PCI devices) as a host-shm topology; "
+                "bandwidths stay at the preset's defaults (uncalibrated; run ringlab calibrate)");
+  detect->add_option("--ranks", detect_arguments->ranks, "Processes the topology models (default: one per core)");
+  detect->add_option("--json", detect_arguments->json, "Write the ringlab.topology/1 file here");
+  detect->add_flag("--force", detect_arguments->force, "Overwrite an existing --json file");
+  return [arguments, show, detect, detect_arguments] {
+    if (detect->parsed()) return run_detect(*detect_arguments);
     if (!show->parsed()) return 2;
     const Topology topology = load_topology(arguments->topology);
     if (arguments->json)

@@ -32,6 +32,13 @@ namespace ringlab::simulator {
 // a measured figure (ringlab calibrate, later) for real predictions.
 inline constexpr double default_gamma_seconds_per_byte = 1e-10;
 
+// The gamma to price with: the one given (--gamma), else the topology's (a calibrated topology
+// carries one), else default_gamma_seconds_per_byte.
+inline double choose_gamma(const Topology& topology, std::optional<double> given) {
+  if (given) return *given;
+  return topology.gamma_seconds_per_byte().value_or(default_gamma_seconds_per_byte);
+}
+
 struct Prediction {
   double seconds = 0;                        // the latest rank's finish
   std::vector<double> rank_finish_seconds;   // per rank

@@ -119,6 +119,13 @@ void check_endpoints_reach_each_other_through_switches(const Topology& topology)
 
 std::string_view name_of(NodeKind kind) { return kind == NodeKind::endpoint ? "endpoint" : "switch"; }
 
+void Topology::set_gamma_seconds_per_byte(double seconds_per_byte) {
+  if (!std::isfinite(seconds_per_byte) || seconds_per_byte < 0)
+    throw std::invalid_argument(
+        fmt::format("gamma {} is not a finite number of seconds per byte >= 0 (e.g. 1e-10)", seconds_per_byte));
+  gamma_seconds_per_byte_ = seconds_per_byte;
+}
+
 void Topology::reserve(std::int64_t nodes, std::int64_t links) {
   if (nodes > max_topology_nodes || links > max_topology_links)
     throw std::invalid_argument(fmt::format("topology '{}' would have {} nodes and {} links; the limits are {} and {}",

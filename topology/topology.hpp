@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -58,9 +59,14 @@ class Topology {
   // Direct networks (ring, torus, fully connected) relay traffic through endpoints; switched
   // networks do not, so a route's interior nodes are switches only. Default: false.
   void set_endpoints_forward(bool forward) { endpoints_forward_ = forward; }
+  // The CPU (or device) reduction cost of the ranks, seconds per byte reduced, when known (a
+  // calibrated topology carries it; the simulator uses it unless given another). Throws
+  // std::invalid_argument for a negative or non-finite value.
+  void set_gamma_seconds_per_byte(double seconds_per_byte);
 
   const std::string& name() const { return name_; }
   bool endpoints_forward() const { return endpoints_forward_; }
+  std::optional<double> gamma_seconds_per_byte() const { return gamma_seconds_per_byte_; }
   int num_nodes() const { return static_cast<int>(nodes_.size()); }
   int num_endpoints() const { return static_cast<int>(endpoints_.size()); }
   int num_switches() const { return num_nodes() - num_endpoints(); }
@@ -83,6 +89,7 @@ class Topology {
  private:
   std::string name_;
   bool endpoints_forward_ = false;
+  std::optional<double> gamma_seconds_per_byte_;
   std::vector<Node> nodes_;
   std::vector<NodeId> endpoints_;
   std::vector<int> ranks_;

@@ -142,17 +142,22 @@ nlohmann::json to_json(const Topology& topology) {
     }
     links.push_back(std::move(entry));
   }
-  return {{"schema", topology_schema},
-          {"name", topology.name()},
-          {"endpoints_forward", topology.endpoints_forward()},
-          {"nodes", std::move(nodes)},
-          {"links", std::move(links)}};
+  nlohmann::json document = {{"schema", topology_schema},
+                              {"name", topology.name()},
+                              {"endpoints_forward", topology.endpoints_forward()},
+                              {"nodes", std::move(nodes)},
+                              {"links", std::move(links)}};
+  if (topology.gamma_seconds_per_byte()) document["gamma_seconds_per_byte"] = *topology.gamma_seconds_per_byte();
+  return document;
 }
 
 void write_topology_json(std::ostream& out, const Topology& topology) {
   const nlohmann::json document = to_json(topology);
   out << "{\"schema\": " << document.at("schema").dump() << ", \"name\": " << document.at("name").dump()
-      << ", \"endpoints_forward\": " << document.at("endpoints_forward").dump() << ",\n";
+      << ", \"endpoints_forward\": " << document.at("endpoints_forward").dump();
+  if (document.contains("gamma_seconds_per_byte"))
+    out << ", \"gamma_seconds_per_byte\": " << document.at("gamma_seconds_per_byte").dump();
+  out << ",\n";
   for (const char* list : {"nodes", "links"}) {
     out << " \"" << list << "\": [";
     const nlohmann::json& entries = document.at(list);
@@ -163,7 +168,8 @@ void write_topology_json(std::ostream& out, const Topology& topology) {
 }
 
 Topology topology_from_json(const nlohmann::json& document) {
-  require_object(document, "(top level)", {"schema", "name", "endpoints_forward", "nodes", "links"});
+  require_object(document, "(top level)",
+                 {"schema", "name", "endpoints_forward", "gamma_seconds_per_byte", "nodes", "links", "calibration"});
   const nlohmann::json& schema = field(document, "schema", "(top level)");
   if (schema != topology_schema)
     fail("schema", fmt::format("is {}; this build reads \"{}\"", schema.dump(), topology_schema));
@@ -177,6 +183,10 @@ Topology topology_from_json(const nlohmann::json& document) {
     if (!document.at("endpoints_forward").is_boolean()) fail("endpoints_forward", "expected true or false");
     endpoints_forward = document.at("endpoints_forward").get<bool>();
   }
+  // "calibration" is the record `ringlab calibrate` keeps beside the model (measurements, fits,
+  // residuals); the topology does not depend on it, so only its shape is checked.
+  if (document.contains("calibration") && !document.at("calibration").is_object())
+    fail("calibration", "expected a JSON object (the record ringlab calibrate writes)");
   const nlohmann::json& nodes = field(document, "nodes", "(top level)");
   const nlohmann::json& links = field(document, "links", "(top level)");
   if (!nodes.is_array()) fail("nodes", "expected an array of node objects");
@@ -187,6 +197,13 @@ Topology topology_from_json(const nlohmann::json& document) {
     fail("links", fmt::format("has {} entries; the limit is {}", links.size(), max_topology_links));
   Topology topology(std::move(name));
   topology.set_endpoints_forward(endpoints_forward);
+  if (document.contains("gamma_seconds_per_byte")) {
+    const nlohmann::json& gamma = document.at("gamma_seconds_per_byte");
+    if (!gamma.is_number() || !std::isfinite(gamma.get<double>()) || gamma.get<double>() < 0)
+      fail("gamma_seconds_per_byte", fmt::format("is {}; expected a number of seconds per byte >= 0, e.g. 1e-10",
+                                                 gamma.dump()));
+    topology.set_gamma_seconds_per_byte(gamma.get<double>());
+  }
   topology.reserve(static_cast<std::int64_t>(nodes.size()), static_cast<std::int64_t>(links.size()));
   for (std::size_t i = 0; i < nodes.size(); ++i) add_node_from_json(topology, nodes[i], i);
   for (std::size_t i = 0; i < links.size(); ++i) add_link_from_json(topology, links[i], i);

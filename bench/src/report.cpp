@@ -16,7 +16,11 @@ namespace ringlab::bench {
 
 namespace {
 
-std::string utc_now() {
+std::string wrong_text(std::int64_t wrong) { return wrong < 0 ? "N/A" : std::to_string(wrong); }
+
+}  // namespace
+
+std::string utc_timestamp() {
   const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
   std::tm parts{};
   gmtime_r(&now, &parts);
@@ -25,9 +29,6 @@ std::string utc_now() {
   return text;
 }
 
-std::string wrong_text(std::int64_t wrong) { return wrong < 0 ? "N/A" : std::to_string(wrong); }
-
-}  // namespace
 
 void print_header(std::FILE* out, const RunDescription& run, const BenchOptions& options) {
   fmt::print(out, "# ringlab bench: {}\n", run.command);
@@ -110,7 +111,7 @@ nlohmann::json make_report(const RunDescription& run, const BenchOptions& option
   nlohmann::json report = {{"schema", bench_schema},
           {"complete", complete},
           {"kind", run.model ? "predicted" : "measured"},
-          {"created", utc_now()},
+          {"created", utc_timestamp()},
           {"command", run.command},
           {"machine", to_json(run.machine)},
           {"config",

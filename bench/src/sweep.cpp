@@ -60,16 +60,20 @@ SweepBuffers allocate_sweep_buffers(Communicator& comm, const BenchOptions& opti
   return buffers;
 }
 
+double nearest_rank_quantile(std::vector<double> values, double q) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const auto rank = static_cast<std::size_t>(std::ceil(q * static_cast<double>(values.size())));
+  return values[std::clamp<std::size_t>(rank, 1, values.size()) - 1];
+}
+
 TimeStats summarise(double loop_seconds, const std::vector<double>& iteration_seconds) {
   TimeStats stats;
   if (iteration_seconds.empty()) return stats;
   std::vector<double> sorted = iteration_seconds;
   std::sort(sorted.begin(), sorted.end());
   const auto n = static_cast<double>(sorted.size());
-  auto at_quantile = [&](double q) {
-    const auto index = static_cast<std::size_t>(std::ceil(q * n)) - 1;
-    return sorted[std::min(index, sorted.size() - 1)] * 1e6;
-  };
+  auto at_quantile = [&](double q) { return nearest_rank_quantile(sorted, q) * 1e6; };
   stats.avg_us = loop_seconds / n * 1e6;
   stats.min_us = sorted.front() * 1e6;
   stats.p50_us = at_quantile(0.5);

@@ -34,6 +34,10 @@ struct ResultRow {
   std::int64_t wrong = -1;  // -1 when checking is off
 };
 
+// Nearest-rank quantile q in (0, 1]: the smallest value that at least q of the values do not
+// exceed (p50, p99 of reports; medians and p90s of calibration and compare). 0 for no values.
+double nearest_rank_quantile(std::vector<double> values, double q);
+
 // Per-iteration times aggregated over ranks as `average` says, reduced to statistics.
 TimeStats summarise(double loop_seconds, const std::vector<double>& iteration_seconds);
 

@@ -1,0 +1,155 @@
+#include "calibrated_topology.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "presets.hpp"
+
+namespace ringlab::calibration {
+
+namespace {
+
+std::vector<Sample> pair_samples(const PairMeasurement& pair) {
+  std::vector<Sample> samples;
+  for (const PingPongSample& sample : pair.samples)
+    samples.push_back({static_cast<double>(sample.bytes), sample.one_way_median_seconds});
+  return samples;
+}
+
+nlohmann::json fit_to_json(const LinearFit& fit, const char* intercept_name, const char* slope_name) {
+  return {{intercept_name, fit.intercept},
+          {slope_name, fit.slope},
+          {"intercept_clamped_to_zero", fit.intercept_clamped},
+          {"relative_residuals", fit.relative_residuals},
+          {"median_abs_relative_residual", fit.median_abs_residual},
+          {"max_abs_relative_residual", fit.max_abs_residual}};
+}
+
+double process_share(const FittedParameters& parameters, int endpoints) {
+  return std::min(1.0, static_cast<double>(parameters.cores) / static_cast<double>(endpoints));
+}
+
+// Steps 1b and 1c repeated: each round removes most of the bias the previous alpha left in beta.
+constexpr int fixed_point_rounds = 4;
+
+}  // namespace
+
+LinearFit fit_transfer(std::span<const Sample> samples, const FitOptions& options) {
+  if (samples.size() < 2) throw std::invalid_argument("fitting alpha and beta needs at least two sizes");
+  std::vector<Sample> small, large;
+  for (const Sample& sample : samples) {
+    if (sample.x <= static_cast<double>(options.alpha_max_bytes)) small.push_back(sample);
+    if (sample.x >= static_cast<double>(options.beta_min_bytes)) large.push_back(sample);
+  }
+  const auto by_size = [](const Sample& a, const Sample& b) { return a.x < b.x; };
+  if (small.empty()) small.push_back(*std::min_element(samples.begin(), samples.end(), by_size));
+  if (large.empty()) large.push_back(*std::max_element(samples.begin(), samples.end(), by_size));
+  std::vector<double> small_times;
+  for (const Sample& sample : small) small_times.push_back(sample.t);
+  LinearFit fit;
+  fit.intercept = median(small_times);
+  for (int round = 0; round < fixed_point_rounds; ++round) {
+    fit.slope = fit_slope_relative(large, fit.intercept);
+    std::vector<double> latencies;
+    for (const Sample& sample : small) latencies.push_back(sample.t - sample.x * fit.slope);
+    fit.intercept = median(latencies);
+    fit.intercept_clamped = fit.intercept < 0;
+    fit.intercept = std::max(0.0, fit.intercept);
+  }
+  set_residuals(fit, samples);
+  return fit;
+}
+
+FittedParameters fit_parameters(const Measurements& measurements, int cores, const FitOptions& options) {
+  if (measurements.pairs.empty()) throw std::invalid_argument("calibration measured no rank pair");
+  FittedParameters parameters;
+  parameters.cores = std::max(1, cores);
+  std::vector<Sample> pooled;
+  for (const PairMeasurement& pair : measurements.pairs) {
+    const std::vector<Sample> samples = pair_samples(pair);
+    parameters.pair_fits.push_back(fit_transfer(samples, options));
+    pooled.insert(pooled.end(), samples.begin(), samples.end());
+  }
+  parameters.transfer_fit = fit_transfer(pooled, options);
+  parameters.alpha_seconds = parameters.transfer_fit.intercept;
+  parameters.beta_seconds_per_byte = parameters.transfer_fit.slope;
+
+  std::vector<double> aggregates;
+  for (const ConcurrentSample& sample : measurements.concurrent.samples)
+    if (sample.aggregate_bytes_per_second > 0) aggregates.push_back(sample.aggregate_bytes_per_second);
+  if (aggregates.empty()) throw std::invalid_argument("calibration has no concurrent-streaming measurement");
+  const double aggregate = median(aggregates);
+  const double single_transfer = 1.0 / parameters.beta_seconds_per_byte;
+  parameters.memory_bandwidth = std::max(aggregate, single_transfer);
+  parameters.memory_saturated = aggregate < 0.9 * measurements.concurrent.active_ranks * single_transfer;
+
+  std::vector<Sample> reduce;
+  for (const ReduceSample& sample : measurements.reduce)
+    reduce.push_back({static_cast<double>(sample.bytes), sample.median_seconds});
+  parameters.reduce_fit = fit_relative(reduce);
+  parameters.gamma_seconds_per_byte = parameters.reduce_fit.slope;
+  return parameters;
+}
+
+std::string host_shm_preset(const FittedParameters& parameters, int endpoints) {
+  return fmt::format("host-shm:{},cores={},bw={:.6g},lat={:.6g},mem_bw={:.6g}", endpoints, parameters.cores,
+                     1.0 / parameters.beta_seconds_per_byte, parameters.alpha_seconds / 2, parameters.memory_bandwidth);
+}
+
+Topology calibrated_topology(const FittedParameters& parameters, int endpoints) {
+  Topology topology = make_preset_topology(host_shm_preset(parameters, endpoints));
+  topology.set_gamma_seconds_per_byte(parameters.gamma_seconds_per_byte / process_share(parameters, endpoints));
+  return topology;
+}
+
+nlohmann::json calibration_record(const Measurements& measurements, const FittedParameters& parameters,
+                                  const nlohmann::json& context) {
+  nlohmann::json pairs = nlohmann::json::array();
+  for (std::size_t p = 0; p < measurements.pairs.size(); ++p) {
+    const PairMeasurement& pair = measurements.pairs[p];
+    nlohmann::json samples = nlohmann::json::array();
+    for (const PingPongSample& sample : pair.samples)
+      samples.push_back({{"bytes", sample.bytes},
+                         {"iterations", sample.iterations},
+                         {"one_way_median_us", sample.one_way_median_seconds * 1e6},
+                         {"one_way_min_us", sample.one_way_min_seconds * 1e6}});
+    pairs.push_back({{"ranks", {pair.first, pair.second}},
+                     {"samples", std::move(samples)},
+                     {"fit", fit_to_json(parameters.pair_fits[p], "alpha_seconds", "beta_seconds_per_byte")}});
+  }
+  nlohmann::json concurrent = nlohmann::json::array();
+  for (const ConcurrentSample& sample : measurements.concurrent.samples)
+    concurrent.push_back({{"bytes", sample.bytes},
+                          {"iterations", sample.iterations},
+                          {"slowest_rank_median_us", sample.seconds * 1e6},
+                          {"aggregate_bytes_per_second", sample.aggregate_bytes_per_second}});
+  nlohmann::json reduce = nlohmann::json::array();
+  for (const ReduceSample& sample : measurements.reduce)
+    reduce.push_back({{"bytes", sample.bytes}, {"iterations", sample.iterations}, {"median_us", sample.median_seconds * 1e6}});
+  nlohmann::json record = context;
+  record["ping_pong"] = {
+      {"what", "round trip / 2 through the Communicator, median over iterations, per pair and size"},
+      {"pairs", std::move(pairs)},
+      {"fit", fit_to_json(parameters.transfer_fit, "alpha_seconds", "beta_seconds_per_byte")}};
+  record["concurrent"] = {
+      {"what", "ranks 0..active-1 each send to rank+1 and receive from rank-1 at once (mod active)"},
+      {"active_ranks", measurements.concurrent.active_ranks},
+      {"samples", std::move(concurrent)},
+      {"single_transfer_bytes_per_second", 1.0 / parameters.beta_seconds_per_byte},
+      {"memory_bandwidth_bytes_per_second", parameters.memory_bandwidth},
+      {"saturated", parameters.memory_saturated}};
+  record["reduce"] = {{"what", "reduce_to float32 sum on rank 0 alone, operands larger than the last-level cache"},
+                      {"samples", std::move(reduce)},
+                      {"fit", fit_to_json(parameters.reduce_fit, "intercept_seconds", "gamma_seconds_per_byte")}};
+  record["parameters"] = {{"alpha_seconds", parameters.alpha_seconds},
+                          {"beta_seconds_per_byte", parameters.beta_seconds_per_byte},
+                          {"gamma_seconds_per_byte_one_core", parameters.gamma_seconds_per_byte},
+                          {"memory_bandwidth_bytes_per_second", parameters.memory_bandwidth},
+                          {"cores", parameters.cores}};
+  return record;
+}
+
+}  // namespace ringlab::calibration

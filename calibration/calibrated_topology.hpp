@@ -1,0 +1,76 @@
+// From calibration measurements to model parameters and a ringlab.topology/1 document
+// (docs/calibration.md). Steps:
+//   1. alpha, beta of one-way time = alpha + bytes * beta, over the median samples of every
+//      measured pair pooled (the host-shm model has one alpha and one beta; each pair is also
+//      fitted alone, for the record). Times on this machine are not linear in size (cache-resident
+//      messages move several times faster per byte than 64 MiB ones), so one line fitted over all
+//      sizes serves neither end. alpha comes from the small sizes and beta from the large ones:
+//      a. alpha0 = median time of the sizes <= alpha_max_bytes (latency-bound);
+//      b. beta = relative-error least squares slope (linear_fit.hpp) over the sizes >=
+//         beta_min_bytes with the intercept held at alpha0;
+//      c. alpha = median of (time - bytes * beta) over the small sizes, at least 0;
+//      b and c repeated four times (a fixed point: a line is recovered exactly).
+//      Residuals are reported for every size;
+//   2. memory bandwidth: the median aggregate rate of the concurrent-streaming sizes, at least
+//      1/beta (one transfer alone reached that, so the shared capacity is not below it);
+//      "saturated" when the aggregate is below 90 % of active ranks x 1/beta (the shared capacity
+//      limits), otherwise it is a lower bound of the capacity;
+//   3. gamma: slope of a relative-error fit of the reduce kernel's time over operand bytes;
+//   4. the topology: host-shm:E,cores=C,bw=1/beta,lat=alpha/2 (a route crosses two links),
+//      mem_bw from 2, and gamma scaled by E/C when E processes share C < E cores (the preset's
+//      rule for bandwidth and latency, applied to the reduction too).
+#pragma once
+
+#include <nlohmann/json_fwd.hpp>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "linear_fit.hpp"
+#include "measurements.hpp"
+#include "topology.hpp"
+
+namespace ringlab::calibration {
+
+struct Measurements {
+  std::vector<PairMeasurement> pairs;
+  ConcurrentMeasurement concurrent;
+  std::vector<ReduceSample> reduce;
+};
+
+struct FitOptions {
+  std::int64_t alpha_max_bytes = 4096;          // sizes that fix alpha (step 1a, 1c)
+  std::int64_t beta_min_bytes = 64 * 1024;      // sizes that fix beta (step 1b): the sizes compare judges
+};
+
+struct FittedParameters {
+  int cores = 1;
+  double alpha_seconds = 0;
+  double beta_seconds_per_byte = 0;
+  LinearFit transfer_fit;                 // pooled, samples in (pair, size) order
+  std::vector<LinearFit> pair_fits;       // one per measured pair
+  double memory_bandwidth = 0;            // bytes/s
+  bool memory_saturated = false;
+  double gamma_seconds_per_byte = 0;      // one process on a core of its own
+  LinearFit reduce_fit;
+};
+
+// Throws std::invalid_argument when a fit is impossible (too few sizes, times that do not grow).
+FittedParameters fit_parameters(const Measurements& measurements, int cores, const FitOptions& options = {});
+
+// Step 1 on one set of (bytes, one-way seconds) samples.
+LinearFit fit_transfer(std::span<const Sample> samples, const FitOptions& options);
+
+// "host-shm:E,cores=C,bw=...,lat=...,mem_bw=..." for E endpoints.
+std::string host_shm_preset(const FittedParameters& parameters, int endpoints);
+
+// The preset built, with gamma set (scaled as step 4 says).
+Topology calibrated_topology(const FittedParameters& parameters, int endpoints);
+
+// The "calibration" record kept inside the topology document: every measurement, the fits and
+// their residuals. `context` (command, machine, backend, ...) is copied in as given.
+nlohmann::json calibration_record(const Measurements& measurements, const FittedParameters& parameters,
+                                  const nlohmann::json& context);
+
+}  // namespace ringlab::calibration

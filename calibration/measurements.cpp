@@ -1,0 +1,247 @@
+#include "measurements.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <set>
+#include <thread>
+
+#include "linear_fit.hpp"
+#include "reduce.hpp"
+
+namespace ringlab::calibration {
+
+namespace {
+
+constexpr int ping_tag = 1;
+constexpr int pong_tag = 2;
+constexpr int iterations_tag = 3;
+constexpr int stream_tag = 4;
+constexpr int gather_tag = 5;
+constexpr int release_tag = 6;
+// Untimed round trips before each size: more for small messages, whose first trips pay for page
+// faults and cold caches that would otherwise dominate a microsecond.
+int warmup_round_trips(std::int64_t bytes) { return bytes <= 65536 ? 20 : 2; }
+
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+Clock::time_point deadline_after(double timeout_seconds) { return Clock::now() + timeout_from_seconds(timeout_seconds); }
+
+// Polls instead of spinning, so a rank that waits leaves the cores to the ranks that measure.
+void wait_sleeping(Request& request, double timeout_seconds, std::string_view what) {
+  const auto deadline = deadline_after(timeout_seconds);
+  while (!request.test()) {
+    if (Clock::now() > deadline) request.wait(deadline, what);  // throws TimeoutError naming the wait
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
+}
+
+std::span<const std::byte> bytes_of(const std::vector<double>& values) {
+  return std::as_bytes(std::span(values));
+}
+
+// Every rank sends `payload` (the same length everywhere) to rank 0, which returns them indexed by
+// rank and then releases every rank; all waiting sleeps. Other ranks get an empty result.
+std::vector<std::vector<double>> gather_sleeping(Communicator& comm, const std::vector<double>& payload,
+                                                 double timeout_seconds) {
+  std::byte token{1};
+  if (comm.rank() != 0) {
+    RequestPtr release = comm.post_recv({&token, 1}, 0, release_tag);
+    RequestPtr send = comm.post_send(bytes_of(payload), 0, gather_tag);
+    wait_sleeping(*send, timeout_seconds, "calibration: sending results to rank 0");
+    wait_sleeping(*release, timeout_seconds, "calibration: waiting for rank 0 to release the ranks");
+    return {};
+  }
+  std::vector<std::vector<double>> all(static_cast<std::size_t>(comm.size()), std::vector<double>(payload.size()));
+  all[0] = payload;
+  for (int peer = 1; peer < comm.size(); ++peer) {
+    RequestPtr receive =
+        comm.post_recv(std::as_writable_bytes(std::span(all[static_cast<std::size_t>(peer)])), peer, gather_tag);
+    wait_sleeping(*receive, timeout_seconds, "calibration: collecting results on rank 0");
+  }
+  std::vector<RequestPtr> releases;
+  for (int peer = 1; peer < comm.size(); ++peer) releases.push_back(comm.post_send({&token, 1}, peer, release_tag));
+  for (RequestPtr& release : releases) wait_sleeping(*release, timeout_seconds, "calibration: releasing the ranks");
+  return all;
+}
+
+struct PairBuffers {
+  std::vector<std::byte> send;
+  std::vector<std::byte> receive;
+  explicit PairBuffers(std::int64_t bytes)
+      : send(static_cast<std::size_t>(bytes), std::byte{7}), receive(static_cast<std::size_t>(bytes), std::byte{0}) {}
+};
+
+// One round trip timed by `first`: ping to second, pong back.
+double round_trip_first(Communicator& comm, PairBuffers& buffers, std::int64_t bytes, int second,
+                        double timeout_seconds) {
+  const auto size = static_cast<std::size_t>(bytes);
+  const auto start = Clock::now();
+  RequestPtr pong = comm.post_recv(std::span(buffers.receive).first(size), second, pong_tag);
+  RequestPtr ping = comm.post_send(std::span<const std::byte>(buffers.send).first(size), second, ping_tag);
+  const auto deadline = deadline_after(timeout_seconds);
+  ping->wait(deadline, "calibration ping-pong: ping");
+  pong->wait(deadline, "calibration ping-pong: pong");
+  return seconds_since(start);
+}
+
+void round_trip_second(Communicator& comm, PairBuffers& buffers, std::int64_t bytes, int first,
+                       double timeout_seconds) {
+  const auto size = static_cast<std::size_t>(bytes);
+  const auto deadline = deadline_after(timeout_seconds);
+  RequestPtr ping = comm.post_recv(std::span(buffers.receive).first(size), first, ping_tag);
+  ping->wait(deadline, "calibration ping-pong: ping");
+  RequestPtr pong = comm.post_send(std::span<const std::byte>(buffers.send).first(size), first, pong_tag);
+  pong->wait(deadline, "calibration ping-pong: pong");
+}
+
+// The timing side: warm up, pick the iteration count from the warm-up's time, tell `second`, time.
+PingPongSample ping_pong_first(Communicator& comm, PairBuffers& buffers, std::int64_t bytes, int second,
+                               const MeasureOptions& options) {
+  double probe = 0;
+  for (int i = 0; i < warmup_round_trips(bytes); ++i)
+    probe = round_trip_first(comm, buffers, bytes, second, options.timeout_seconds);
+  const double wanted = std::ceil(options.min_seconds_per_size / std::max(probe, 1e-9));
+  std::int64_t iterations = static_cast<std::int64_t>(std::clamp(wanted, 5.0, 10000.0));
+  RequestPtr tell = comm.post_send(std::as_bytes(std::span(&iterations, 1)), second, iterations_tag);
+  tell->wait(deadline_after(options.timeout_seconds), "calibration ping-pong: sending the iteration count");
+  std::vector<double> one_way;
+  for (std::int64_t i = 0; i < iterations; ++i)
+    one_way.push_back(round_trip_first(comm, buffers, bytes, second, options.timeout_seconds) / 2);
+  return {bytes, static_cast<int>(iterations), median(one_way), *std::min_element(one_way.begin(), one_way.end())};
+}
+
+void ping_pong_second(Communicator& comm, PairBuffers& buffers, std::int64_t bytes, int first,
+                      const MeasureOptions& options) {
+  for (int i = 0; i < warmup_round_trips(bytes); ++i) round_trip_second(comm, buffers, bytes, first, options.timeout_seconds);
+  std::int64_t iterations = 0;
+  RequestPtr told = comm.post_recv(std::as_writable_bytes(std::span(&iterations, 1)), first, iterations_tag);
+  told->wait(deadline_after(options.timeout_seconds), "calibration ping-pong: receiving the iteration count");
+  for (std::int64_t i = 0; i < iterations; ++i) round_trip_second(comm, buffers, bytes, first, options.timeout_seconds);
+}
+
+// Streaming rounds per size, the same on every rank without a message: about 256 MiB per rank, 3 .. 20.
+std::int64_t concurrent_iterations(std::int64_t bytes) {
+  return std::clamp<std::int64_t>((std::int64_t{256} << 20) / std::max<std::int64_t>(bytes, 1), 3, 20);
+}
+
+}  // namespace
+
+std::vector<std::pair<int, int>> pairs_to_measure(int nranks) {
+  std::vector<std::pair<int, int>> pairs;
+  if (nranks <= 8) {
+    for (int a = 0; a < nranks; ++a)
+      for (int b = a + 1; b < nranks; ++b) pairs.emplace_back(a, b);
+    return pairs;
+  }
+  const int half = nranks / 2;
+  const std::set<std::pair<int, int>> sample = {{0, 1}, {0, half}, {0, nranks - 1}, {half - 1, half},
+                                                {nranks / 4, 3 * nranks / 4}, {nranks - 2, nranks - 1}};
+  return {sample.begin(), sample.end()};
+}
+
+std::vector<PairMeasurement> measure_ping_pong(Communicator& comm, const MeasureOptions& options) {
+  const std::int64_t largest = options.sizes.empty() ? 0 : *std::max_element(options.sizes.begin(), options.sizes.end());
+  PairBuffers buffers(largest);
+  std::vector<PairMeasurement> measurements;
+  for (const auto& [first, second] : pairs_to_measure(comm.size())) {
+    std::vector<double> payload(options.sizes.size() * 3, 0.0);  // iterations, median, min per size
+    for (std::size_t i = 0; i < options.sizes.size(); ++i) {
+      if (comm.rank() == first) {
+        const PingPongSample sample = ping_pong_first(comm, buffers, options.sizes[i], second, options);
+        payload[3 * i] = sample.iterations;
+        payload[3 * i + 1] = sample.one_way_median_seconds;
+        payload[3 * i + 2] = sample.one_way_min_seconds;
+      } else if (comm.rank() == second) {
+        ping_pong_second(comm, buffers, options.sizes[i], first, options);
+      }
+    }
+    const auto all = gather_sleeping(comm, payload, options.timeout_seconds);
+    if (comm.rank() != 0) continue;
+    PairMeasurement measurement{first, second, {}};
+    const std::vector<double>& from_first = all[static_cast<std::size_t>(first)];
+    for (std::size_t i = 0; i < options.sizes.size(); ++i)
+      measurement.samples.push_back({options.sizes[i], static_cast<int>(from_first[3 * i]), from_first[3 * i + 1],
+                                     from_first[3 * i + 2]});
+    measurements.push_back(std::move(measurement));
+  }
+  return measurements;
+}
+
+ConcurrentMeasurement measure_concurrent(Communicator& comm, int cores, const std::vector<std::int64_t>& sizes,
+                                         double timeout_seconds) {
+  const int active = std::min(comm.size(), std::max(2, cores));
+  const std::int64_t largest = sizes.empty() ? 0 : *std::max_element(sizes.begin(), sizes.end());
+  std::vector<double> payload(sizes.size(), 0.0);  // median seconds per size on this rank
+  if (comm.rank() < active) {
+    PairBuffers buffers(largest);
+    const int right = (comm.rank() + 1) % active;
+    const int left = (comm.rank() + active - 1) % active;
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+      const auto size = static_cast<std::size_t>(sizes[i]);
+      // The same count on every rank without a message: from the size alone.
+      const std::int64_t iterations = concurrent_iterations(sizes[i]);
+      std::vector<double> times;
+      for (std::int64_t k = -1; k < iterations; ++k) {  // k = -1: warm-up
+        const auto start = Clock::now();
+        RequestPtr receive = comm.post_recv(std::span(buffers.receive).first(size), left, stream_tag);
+        RequestPtr send = comm.post_send(std::span<const std::byte>(buffers.send).first(size), right, stream_tag);
+        const auto deadline = deadline_after(timeout_seconds);
+        send->wait(deadline, "calibration concurrent streaming: send");
+        receive->wait(deadline, "calibration concurrent streaming: receive");
+        if (k >= 0) times.push_back(seconds_since(start));
+      }
+      payload[i] = median(times);
+    }
+  }
+  const auto all = gather_sleeping(comm, payload, timeout_seconds);
+  ConcurrentMeasurement measurement{active, {}};
+  if (comm.rank() != 0) return measurement;
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    double slowest = 0;
+    for (int rank = 0; rank < active; ++rank) slowest = std::max(slowest, all[static_cast<std::size_t>(rank)][i]);
+    const std::int64_t iterations = concurrent_iterations(sizes[i]);
+    measurement.samples.push_back({sizes[i], static_cast<int>(iterations), slowest,
+                                   slowest > 0 ? static_cast<double>(active) * static_cast<double>(sizes[i]) / slowest : 0});
+  }
+  return measurement;
+}
+
+std::vector<std::int64_t> reduce_sizes() {
+  const long cache = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  const std::int64_t mib = std::int64_t{1} << 20;
+  const std::int64_t base = std::clamp<std::int64_t>(2 * std::max<long>(cache, 0), 16 * mib, 64 * mib);
+  return {base, 2 * base, 4 * base};
+}
+
+std::vector<ReduceSample> measure_reduce(Communicator& comm, const std::vector<std::int64_t>& sizes,
+                                         double timeout_seconds) {
+  constexpr int iterations = 5;
+  std::vector<double> payload(sizes.size(), 0.0);
+  if (comm.rank() == 0) {
+    const std::int64_t largest = *std::max_element(sizes.begin(), sizes.end());
+    const auto floats = static_cast<std::size_t>(largest / 4);
+    std::vector<float> a(floats, 1.0f), b(floats, 2.0f), out(floats, 0.0f);
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+      const auto count = static_cast<std::size_t>(sizes[i] / 4);
+      std::vector<double> times;
+      for (int k = -1; k < iterations; ++k) {  // k = -1: warm-up
+        const auto start = Clock::now();
+        reduce_to(out.data(), a.data(), b.data(), count, DataType::float32, ReduceOp::sum);
+        if (k >= 0) times.push_back(seconds_since(start));
+      }
+      payload[i] = median(times);
+    }
+  }
+  gather_sleeping(comm, payload, timeout_seconds);
+  std::vector<ReduceSample> samples;
+  if (comm.rank() != 0) return samples;
+  for (std::size_t i = 0; i < sizes.size(); ++i) samples.push_back({sizes[i] / 4 * 4, iterations, payload[i]});
+  return samples;
+}
+
+}  // namespace ringlab::calibration

@@ -1,0 +1,74 @@
+// What `ringlab calibrate` measures, on the same Communicator the executor uses (so under mpiexec
+// the shared-memory transport is what is measured). Never an all-reduce. Every rank calls each
+// function; ranks that take no part in a measurement sleep (they poll a release message every
+// 100 us), so the ranks that measure have the cores to themselves. Results are complete on rank 0.
+#pragma once
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "communicator.hpp"
+
+namespace ringlab::calibration {
+
+struct MeasureOptions {
+  std::vector<std::int64_t> sizes;   // ping-pong message sizes, bytes
+  double min_seconds_per_size = 0.2;  // round trips per size: enough to fill this, 5 .. 10000
+  double timeout_seconds = 300;        // any single wait
+};
+
+struct PingPongSample {
+  std::int64_t bytes = 0;
+  int iterations = 0;
+  double one_way_median_seconds = 0;  // round trip / 2, median over the iterations
+  double one_way_min_seconds = 0;
+};
+
+struct PairMeasurement {
+  int first = 0;   // the rank that times the round trips
+  int second = 0;
+  std::vector<PingPongSample> samples;
+};
+
+struct ConcurrentSample {
+  std::int64_t bytes = 0;       // each active rank sends this much to its right neighbour
+  int iterations = 0;
+  double seconds = 0;           // median per-iteration time of the slowest active rank
+  double aggregate_bytes_per_second = 0;  // active ranks x bytes / seconds
+};
+
+struct ConcurrentMeasurement {
+  int active_ranks = 0;
+  std::vector<ConcurrentSample> samples;
+};
+
+struct ReduceSample {
+  std::int64_t bytes = 0;  // bytes of one operand (what the simulator's gamma is per)
+  int iterations = 0;
+  double median_seconds = 0;
+};
+
+// The pairs measured: every pair (a < b) for N <= 8; for larger N a fixed sample of neighbours,
+// the farthest pair from rank 0, and pairs across the middle (docs/calibration.md).
+std::vector<std::pair<int, int>> pairs_to_measure(int nranks);
+
+// Ping-pong between each pair in turn, every size; the other ranks sleep.
+std::vector<PairMeasurement> measure_ping_pong(Communicator& comm, const MeasureOptions& options);
+
+// Ranks 0..active-1 (active = min(N, cores), at least 2) each send `bytes` to their right
+// neighbour and receive from their left one at the same time (a ring step): what concurrent
+// transfers get from the memory system they share. The other ranks sleep.
+ConcurrentMeasurement measure_concurrent(Communicator& comm, int cores, const std::vector<std::int64_t>& sizes,
+                                         double timeout_seconds);
+
+// Rank 0 times reduce_to (float32 sum, out-of-place: 2 reads + 1 write) on operands larger than
+// the last-level cache while the other ranks sleep.
+std::vector<ReduceSample> measure_reduce(Communicator& comm, const std::vector<std::int64_t>& sizes,
+                                         double timeout_seconds);
+
+// Operand sizes for measure_reduce: s, 2s, 4s with s = 2 x the last-level cache, at least 16 MiB
+// and at most 64 MiB.
+std::vector<std::int64_t> reduce_sizes();
+
+}  // namespace ringlab::calibration

@@ -1,0 +1,195 @@
+// `ringlab calibrate`: measures this machine's transfers (ping-pong per rank pair, concurrent
+// streaming) and reduce kernel through the Communicator the executor uses, fits the host-shm
+// model's parameters and writes a calibrated ringlab.topology/1 file (docs/calibration.md).
+// It never times an all-reduce.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "calibrated_topology.hpp"
+#include "cli_util.hpp"
+#include "commands.hpp"
+#include "launch.hpp"
+#include "machine_info.hpp"
+#include "report.hpp"
+#include "topology_io.hpp"
+
+namespace ringlab::cli {
+
+namespace {
+
+struct CalibrateArguments {
+  std::string min_bytes = "8";
+  std::string max_bytes = "64M";
+  std::int64_t step_factor = 4;
+  int endpoints = 0;  // 0: the ranks measured
+  std::string alpha_max_bytes = "4K";
+  std::string beta_min_bytes = "64K";
+  double min_seconds_per_size = 0.2;
+  std::string backend = "auto";
+  int ranks = 2;
+  double timeout_seconds = 300;
+  std::string json;
+  bool force = false;
+  bool quiet = false;
+  std::string command_line;
+};
+
+// min, min*f, min*f^2, ... and max itself.
+std::vector<std::int64_t> ping_pong_sizes(const CalibrateArguments& arguments) {
+  const std::int64_t min_bytes = parse_size(arguments.min_bytes);
+  const std::int64_t max_bytes = parse_size(arguments.max_bytes);
+  if (min_bytes < 1) throw std::invalid_argument("-b/--minbytes must be at least 1");
+  if (min_bytes > max_bytes)
+    throw std::invalid_argument(fmt::format("-b/--minbytes {} is larger than -e/--maxbytes {}", min_bytes, max_bytes));
+  if (max_bytes > (std::int64_t{1} << 30)) throw std::invalid_argument("-e/--maxbytes may be at most 1G");
+  if (arguments.step_factor < 2) throw std::invalid_argument("-f/--stepfactor must be at least 2");
+  std::vector<std::int64_t> sizes;
+  for (std::int64_t bytes = min_bytes; bytes <= max_bytes; bytes *= arguments.step_factor) {
+    sizes.push_back(bytes);
+    if (bytes > max_bytes / arguments.step_factor) break;
+  }
+  if (sizes.back() != max_bytes) sizes.push_back(max_bytes);
+  if (sizes.size() < 2) throw std::invalid_argument("calibration needs at least two sizes to fit alpha and beta; widen -b..-e");
+  return sizes;
+}
+
+// Streaming sizes: the ping-pong sizes of 1 MiB and more (bandwidth-bound), else the largest.
+std::vector<std::int64_t> streaming_sizes(const std::vector<std::int64_t>& sizes) {
+  std::vector<std::int64_t> large;
+  std::copy_if(sizes.begin(), sizes.end(), std::back_inserter(large), [](std::int64_t b) { return b >= (1 << 20); });
+  if (large.empty()) large.push_back(sizes.back());
+  return large;
+}
+
+void print_summary(const calibration::Measurements& measurements, const calibration::FittedParameters& fit,
+                   const std::string& preset) {
+  fmt::print("# ping-pong: {} pair(s); one-way time = round trip / 2, median over iterations\n",
+             measurements.pairs.size());
+  fmt::print("{:>10} {:>16} {:>14} {:>10}\n", "bytes", "one-way us (med)", "fitted us", "residual");
+  const std::size_t sizes = measurements.pairs.front().samples.size();
+  for (std::size_t i = 0; i < sizes; ++i) {
+    std::vector<double> over_pairs;
+    for (const calibration::PairMeasurement& pair : measurements.pairs)
+      over_pairs.push_back(pair.samples[i].one_way_median_seconds);
+    const double measured = calibration::median(over_pairs);
+    const auto bytes = measurements.pairs.front().samples[i].bytes;
+    const double fitted = fit.alpha_seconds + fit.beta_seconds_per_byte * static_cast<double>(bytes);
+    fmt::print("{:>10} {:>16.2f} {:>14.2f} {:>9.1f}%\n", bytes, measured * 1e6, fitted * 1e6,
+               (fitted - measured) / measured * 100);
+  }
+  fmt::print("# alpha {:.3f} us{}, beta {:.4g} s/B ({:.2f} GB/s); fit |residual| median {:.1f} %, max {:.1f} %\n",
+             fit.alpha_seconds * 1e6, fit.transfer_fit.intercept_clamped ? " (clamped to 0)" : "",
+             fit.beta_seconds_per_byte, 1e-9 / fit.beta_seconds_per_byte, fit.transfer_fit.median_abs_residual * 100,
+             fit.transfer_fit.max_abs_residual * 100);
+  for (const calibration::ConcurrentSample& sample : measurements.concurrent.samples)
+    fmt::print("# concurrent: {} ranks x {} B at once: {:.2f} GB/s in all\n", measurements.concurrent.active_ranks,
+               sample.bytes, sample.aggregate_bytes_per_second / 1e9);
+  fmt::print("# memory bandwidth shared by copies {:.2f} GB/s ({})\n", fit.memory_bandwidth / 1e9,
+             fit.memory_saturated ? "saturated: below 90 % of active ranks x one transfer"
+                                  : "not saturated: a lower bound of the shared capacity");
+  fmt::print("# reduce kernel (float32 sum, out of cache): gamma {:.4g} s/B ({:.2f} GB/s reduced) on one core\n",
+             fit.gamma_seconds_per_byte, 1e-9 / fit.gamma_seconds_per_byte);
+  fmt::print("# topology {}\n", preset);
+}
+
+int run_calibrate(Communicator& comm, const CalibrateArguments& arguments, const std::vector<std::int64_t>& sizes,
+                  const std::string& backend) {
+  if (comm.size() < 2)
+    throw std::invalid_argument(fmt::format(
+        "calibration needs at least 2 ranks to measure transfers, got {}; run 'mpiexec -n 2 ringlab calibrate ...' or "
+        "'ringlab calibrate --backend threads --ranks 2 ...'",
+        comm.size()));
+  const bench::MachineInfo machine =
+      bench::describe_machine(backend == "mpi" ? std::optional(mpi_library_name()) : std::nullopt);
+  calibration::MeasureOptions options{sizes, arguments.min_seconds_per_size, arguments.timeout_seconds};
+  calibration::Measurements measurements;
+  measurements.pairs = calibration::measure_ping_pong(comm, options);
+  measurements.concurrent =
+      calibration::measure_concurrent(comm, machine.cores, streaming_sizes(sizes), arguments.timeout_seconds);
+  measurements.reduce = calibration::measure_reduce(comm, calibration::reduce_sizes(), arguments.timeout_seconds);
+  if (comm.rank() != 0) return 0;
+
+  const int endpoints = arguments.endpoints == 0 ? comm.size() : arguments.endpoints;
+  const calibration::FitOptions fit_options{parse_size(arguments.alpha_max_bytes), parse_size(arguments.beta_min_bytes)};
+  const calibration::FittedParameters fit = calibration::fit_parameters(measurements, machine.cores, fit_options);
+  const Topology topology = calibration::calibrated_topology(fit, endpoints);
+  const std::string preset = calibration::host_shm_preset(fit, endpoints);
+  if (!arguments.quiet) {
+    fmt::print("# ringlab calibrate: {} ranks, backend {}, transport {}, {} cores\n", comm.size(), backend,
+               comm.transport_description(), machine.cores);
+    print_summary(measurements, fit, preset);
+  }
+  const nlohmann::json context = {{"tool", "ringlab calibrate"},
+                                  {"created", bench::utc_timestamp()},
+                                  {"command", arguments.command_line},
+                                  {"backend", backend},
+                                  {"transport", comm.transport_description()},
+                                  {"ranks_measured", comm.size()},
+                                  {"endpoints", endpoints},
+                                  {"preset", preset},
+                                  {"alpha_max_bytes", fit_options.alpha_max_bytes},
+                                  {"beta_min_bytes", fit_options.beta_min_bytes},
+                                  {"machine", bench::to_json(machine)}};
+  nlohmann::json document = to_json(topology);
+  document["calibration"] = calibration::calibration_record(measurements, fit, context);
+  bench::write_report(arguments.json, document);
+  if (!arguments.quiet) fmt::print("# calibrated topology written to {}\n", arguments.json);
+  return 0;
+}
+
+}  // namespace
+
+CommandRunner add_calibrate_command(CLI::App& app, const std::string& command_line) {
+  auto arguments = std::make_shared<CalibrateArguments>();
+  arguments->command_line = command_line;
+  CLI::App* command = app.add_subcommand(
+      "calibrate", "Measure ping-pong latency and bandwidth between rank pairs, concurrent transfers and the reduce "
+                   "kernel (mpiexec -n N), fit alpha, beta, gamma and the host-shm memory bandwidth, and write a "
+                   "calibrated ringlab.topology/1 file. Never times an all-reduce.");
+  command->add_option("--json", arguments->json, "Calibrated topology file to write")->required();
+  command->add_flag("--force", arguments->force, "Overwrite an existing --json file");
+  command->add_option("-b,--minbytes", arguments->min_bytes, "Smallest ping-pong message")->capture_default_str();
+  command->add_option("-e,--maxbytes", arguments->max_bytes, "Largest ping-pong message (at most 1G)")
+      ->capture_default_str();
+  command->add_option("-f,--stepfactor", arguments->step_factor, "Size multiplier between ping-pong sizes")
+      ->capture_default_str();
+  command->add_option("--endpoints", arguments->endpoints,
+                      "Processes the written topology models (default: the ranks measured)");
+  command->add_option("--alpha-max-bytes", arguments->alpha_max_bytes, "Sizes up to this fix alpha (latency)")
+      ->capture_default_str();
+  command->add_option("--beta-min-bytes", arguments->beta_min_bytes, "Sizes from this up fix beta (seconds per byte)")
+      ->capture_default_str();
+  command->add_option("--min-time", arguments->min_seconds_per_size, "Seconds of round trips per pair and size")
+      ->capture_default_str();
+  command->add_option("--backend", arguments->backend, "auto | mpi | threads")->capture_default_str();
+  command->add_option("--ranks", arguments->ranks, "Ranks for the threads backend")->capture_default_str();
+  command->add_option("--timeout", arguments->timeout_seconds, "Seconds any rank waits before the job fails")
+      ->capture_default_str();
+  command->add_flag("-q,--quiet", arguments->quiet, "Print nothing but errors");
+  return [arguments] {
+    // Everything that can be refused is refused here, before any rank starts.
+    const std::string backend = resolve_backend(arguments->backend);
+    const int ranks = expected_ranks(backend, arguments->ranks);
+    if (ranks < 2)
+      throw std::invalid_argument(fmt::format(
+          "calibration needs at least 2 ranks to measure transfers, got {}; run 'mpiexec -n 2 ringlab calibrate ...' "
+          "or 'ringlab calibrate --backend threads --ranks 2 ...'",
+          ranks));
+    if (arguments->endpoints < 0) throw std::invalid_argument("--endpoints must be positive");
+    if (arguments->timeout_seconds <= 0) throw std::invalid_argument("--timeout must be positive");
+    if (arguments->min_seconds_per_size <= 0) throw std::invalid_argument("--min-time must be positive");
+    const std::vector<std::int64_t> sizes = ping_pong_sizes(*arguments);
+    if (parse_size(arguments->alpha_max_bytes) < 0 || parse_size(arguments->beta_min_bytes) < 0)
+      throw std::invalid_argument("--alpha-max-bytes and --beta-min-bytes must not be negative");
+    bench::check_output_path(arguments->json, arguments->force);
+    return run_ranks(backend, arguments->ranks, [&](Communicator& comm) {
+      return run_calibrate(comm, *arguments, sizes, backend);
+    });
+  };
+}
+
+}  // namespace ringlab::cli

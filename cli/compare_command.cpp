@@ -1,0 +1,133 @@
+// `ringlab compare`: measured bench reports against the models' predictions on a (calibrated)
+// topology: a table of measured, predicted and relative error per row, then the median and p90
+// |error| per algorithm and N over sizes >= --min-bytes (docs/compare.md).
+#include <fmt/format.h>
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <stdexcept>
+
+#include "cli_util.hpp"
+#include "closed_form.hpp"
+#include "commands.hpp"
+#include "compare.hpp"
+#include "report.hpp"
+#include "topology_io.hpp"
+
+namespace ringlab::cli {
+
+namespace {
+
+struct CompareArguments {
+  std::vector<std::string> reports;
+  std::string topology;
+  std::string min_bytes = "64K";
+  std::optional<double> gamma_seconds_per_byte;
+  std::string json;
+  bool force = false;
+  bool quiet = false;
+  std::string command_line;
+};
+
+void check_fits(const std::vector<simulator::MeasuredReport>& reports, const Topology& topology,
+                const std::string& topology_text, std::vector<std::string>& notes) {
+  for (const simulator::MeasuredReport& report : reports) {
+    if (report.nranks > topology.num_endpoints())
+      throw std::invalid_argument(fmt::format(
+          "bench report '{}' has {} ranks but topology '{}' has only {} endpoints; pass a topology of at least {} "
+          "endpoints (ringlab calibrate --endpoints {})",
+          report.path, report.nranks, topology_text, topology.num_endpoints(), report.nranks, report.nranks));
+    if (report.nranks < topology.num_endpoints())
+      notes.push_back(fmt::format("'{}' has {} ranks on a topology of {} endpoints: ranks 0..{} are its first "
+                                  "endpoints, priced as the topology describes them",
+                                  report.path, report.nranks, topology.num_endpoints(), report.nranks - 1));
+  }
+}
+
+void print_table(const simulator::Comparison& comparison) {
+  fmt::print("{:>2} {:<20} {:>10} {:<13} {:>13}", "N", "algorithm", "bytes", "placement", "measured us");
+  for (const std::string& model : comparison.models) fmt::print(" {:>14} {:>8}", model + " us", "error");
+  fmt::print("\n");
+  for (const simulator::ComparedRow& row : comparison.rows) {
+    fmt::print("{:>2} {:<20} {:>10} {:<13} {:>13.2f}", row.nranks, row.measured.algorithm, row.measured.size_bytes,
+               row.measured.placement, row.measured.measured_seconds * 1e6);
+    for (std::size_t model = 0; model < comparison.models.size(); ++model)
+      fmt::print(" {:>14.2f} {:>7.1f}%", row.predicted_seconds[model] * 1e6, row.relative_error[model] * 100);
+    fmt::print("\n");
+  }
+}
+
+void print_summary(const simulator::Comparison& comparison, std::int64_t min_bytes) {
+  fmt::print("# |relative error| over sizes >= {} B (both placements)\n", min_bytes);
+  fmt::print("{:>2} {:<20} {:<12} {:>5} {:>9} {:>9}\n", "N", "algorithm", "model", "rows", "median", "p90");
+  for (const simulator::ErrorSummary& summary : comparison.summaries)
+    fmt::print("{:>2} {:<20} {:<12} {:>5} {:>8.1f}% {:>8.1f}%\n", summary.nranks, summary.algorithm, summary.model,
+               summary.rows, summary.median_abs_error * 100, summary.p90_abs_error * 100);
+}
+
+int run_compare(const CompareArguments& arguments) {
+  // Everything that can be refused is refused before the first prediction.
+  const std::int64_t min_bytes = parse_size(arguments.min_bytes);
+  const Topology topology = load_topology(arguments.topology);
+  std::vector<simulator::MeasuredReport> reports;
+  for (const std::string& path : arguments.reports) reports.push_back(simulator::read_measured_report(path));
+  std::vector<std::string> notes;
+  check_fits(reports, topology, arguments.topology, notes);
+  bench::check_output_path(arguments.json, arguments.force);
+  const double gamma = simulator::choose_gamma(topology, arguments.gamma_seconds_per_byte);
+
+  // One entry per model; the flow-level model (simulator/flow_model.hpp) becomes a second entry.
+  auto closed_form = std::make_shared<simulator::ClosedFormModel>(topology, gamma);
+  const std::vector<simulator::Predictor> predictors = {
+      {"closed-form", [closed_form](const Schedule& schedule, std::int64_t count, DataType type) {
+         return closed_form->predict(schedule, count, type).seconds;
+       }}};
+
+  simulator::Comparison comparison = simulator::compare_reports(reports, predictors, min_bytes);
+  comparison.notes.insert(comparison.notes.begin(), notes.begin(), notes.end());
+  if (!arguments.quiet) {
+    fmt::print("# ringlab compare: {}\n", arguments.command_line);
+    fmt::print("# topology {} ({} endpoints) | gamma {:g} s/B | measured = time_us.p50 (median call)\n",
+               topology.name(), topology.num_endpoints(), gamma);
+    for (const std::string& note : comparison.notes) fmt::print("# note: {}\n", note);
+    print_table(comparison);
+    print_summary(comparison, min_bytes);
+  }
+  if (!arguments.json.empty()) {
+    const nlohmann::json context = {{"created", bench::utc_timestamp()},
+                                    {"command", arguments.command_line},
+                                    {"reports", arguments.reports},
+                                    {"topology", arguments.topology},
+                                    {"topology_name", topology.name()},
+                                    {"gamma_seconds_per_byte", gamma},
+                                    {"measured", "time_us.p50"}};
+    bench::write_report(arguments.json, simulator::compare_to_json(comparison, min_bytes, context));
+    if (!arguments.quiet) fmt::print("# comparison written to {}\n", arguments.json);
+  }
+  return 0;
+}
+
+}  // namespace
+
+CommandRunner add_compare_command(CLI::App& app, const std::string& command_line) {
+  auto arguments = std::make_shared<CompareArguments>();
+  arguments->command_line = command_line;
+  CLI::App* command = app.add_subcommand(
+      "compare", "Compare measured bench reports with the models' predictions on a topology (e.g. one written by "
+                 "ringlab calibrate): relative error per row, median and p90 per algorithm and N");
+  command->add_option("reports", arguments->reports, "ringlab.bench/1 reports of kind measured (ringlab bench --json)")
+      ->required();
+  command->add_option("--topology", arguments->topology, "Preset or ringlab.topology/1 file (ringlab calibrate --json)")
+      ->required();
+  command->add_option("--min-bytes", arguments->min_bytes, "Smallest size counted in the error summary")
+      ->capture_default_str();
+  command->add_option("--gamma", arguments->gamma_seconds_per_byte,
+                      "Reduction cost, seconds per byte (default: the topology's gamma_seconds_per_byte, else 1e-10)");
+  command->add_option("--json", arguments->json, "Write the ringlab.compare/1 document here");
+  command->add_flag("--force", arguments->force, "Overwrite an existing --json file");
+  command->add_flag("-q,--quiet", arguments->quiet, "Print nothing but errors");
+  return [arguments] { return run_compare(*arguments); };
+}
+
+}  // namespace ringlab::cli

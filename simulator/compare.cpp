@@ -1,0 +1,193 @@
+#include "compare.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <stdexcept>
+
+#include "algorithms/algorithm.hpp"
+#include "sweep.hpp"
+
+namespace ringlab::simulator {
+
+namespace {
+
+constexpr const char* bench_schema = "ringlab.bench/1";
+constexpr std::uintmax_t max_report_bytes = std::uintmax_t{512} << 20;
+
+[[noreturn]] void fail(const std::string& path, const std::string& what) {
+  throw std::invalid_argument(fmt::format("bench report '{}': {}", path, what));
+}
+
+const nlohmann::json& member(const nlohmann::json& object, const char* key, const std::string& path,
+                             const std::string& where) {
+  if (!object.is_object() || !object.contains(key)) fail(path, fmt::format("{}: missing field \"{}\"", where, key));
+  return object.at(key);
+}
+
+std::int64_t integer_member(const nlohmann::json& object, const char* key, const std::string& path,
+                            const std::string& where) {
+  const nlohmann::json& value = member(object, key, path, where);
+  if (!value.is_number_integer() || value.get<std::int64_t>() < 0)
+    fail(path, fmt::format("{}.{}: expected an integer >= 0, got {}", where, key, value.dump()));
+  return value.get<std::int64_t>();
+}
+
+std::string string_member(const nlohmann::json& object, const char* key, const std::string& path,
+                          const std::string& where) {
+  const nlohmann::json& value = member(object, key, path, where);
+  if (!value.is_string()) fail(path, fmt::format("{}.{}: expected a string, got {}", where, key, value.dump()));
+  return value.get<std::string>();
+}
+
+nlohmann::json parse_file(const std::string& path) {
+  std::error_code error;
+  const std::uintmax_t bytes = std::filesystem::file_size(path, error);
+  if (error) throw std::invalid_argument(fmt::format("cannot read bench report '{}': {}", path, error.message()));
+  if (bytes > max_report_bytes) fail(path, fmt::format("{} bytes; the limit is 512 MiB", bytes));
+  std::ifstream file(path);
+  if (!file) throw std::invalid_argument(fmt::format("cannot open bench report '{}'", path));
+  try {
+    return nlohmann::json::parse(file);
+  } catch (const nlohmann::json::parse_error& parse_error) {
+    fail(path, fmt::format("not valid JSON: {}", parse_error.what()));
+  }
+}
+
+MeasuredRow row_from_json(const nlohmann::json& row, const std::string& path, std::size_t index) {
+  const std::string where = fmt::format("results[{}]", index);
+  MeasuredRow measured;
+  measured.algorithm = string_member(row, "algorithm", path, where);
+  measured.size_bytes = integer_member(row, "size_bytes", path, where);
+  measured.count = integer_member(row, "count", path, where);
+  measured.placement = string_member(row, "placement", path, where);
+  const nlohmann::json& median = member(member(row, "time_us", path, where), "p50", path, where + ".time_us");
+  if (!median.is_number() || !(median.get<double>() > 0) || !std::isfinite(median.get<double>()))
+    fail(path, fmt::format("{}.time_us.p50: expected a time > 0 us, got {}", where, median.dump()));
+  measured.measured_seconds = median.get<double>() * 1e-6;
+  return measured;
+}
+
+double abs_quantile(std::vector<double> values, double q) {
+  for (double& value : values) value = std::abs(value);
+  return bench::nearest_rank_quantile(std::move(values), q);
+}
+
+}  // namespace
+
+MeasuredReport read_measured_report(const std::string& path) {
+  const nlohmann::json document = parse_file(path);
+  if (!document.is_object()) fail(path, "expected a JSON object (a ringlab.bench/1 report)");
+  if (!document.contains("schema") || document.at("schema") != bench_schema)
+    fail(path, fmt::format("schema is {}, not \"{}\"; pass a report written by 'ringlab bench --json'",
+                           document.contains("schema") ? document.at("schema").dump() : "missing", bench_schema));
+  if (string_member(document, "kind", path, "(top level)") != "measured")
+    fail(path, "is a predicted report (ringlab simulate); compare needs a measured one (ringlab bench --json)");
+  const std::string command = string_member(document, "command", path, "(top level)");
+  if (command.find("--root") != std::string::npos || command.find("--shards") != std::string::npos)
+    fail(path, "was run with --root or --shards, which the report's config does not record; compare reports run "
+               "with the default parameter-server options");
+  const nlohmann::json& config = member(document, "config", path, "(top level)");
+  MeasuredReport report;
+  report.path = path;
+  report.nranks = static_cast<int>(integer_member(config, "nranks", path, "config"));
+  if (report.nranks < 1) fail(path, "config.nranks must be at least 1");
+  try {
+    report.type = parse_data_type(string_member(config, "datatype", path, "config"));
+  } catch (const std::invalid_argument& error) {
+    fail(path, fmt::format("config.datatype: {}", error.what()));
+  }
+  const nlohmann::json& results = member(document, "results", path, "(top level)");
+  if (!results.is_array()) fail(path, "results: expected an array of rows");
+  for (std::size_t i = 0; i < results.size(); ++i) report.rows.push_back(row_from_json(results[i], path, i));
+  return report;
+}
+
+Comparison compare_reports(const std::vector<MeasuredReport>& reports, const std::vector<Predictor>& predictors,
+                           std::int64_t min_bytes) {
+  Comparison comparison;
+  for (const Predictor& predictor : predictors) comparison.models.push_back(predictor.name);
+  std::set<std::string> with_schedule;
+  for (const AlgorithmInfo& info : algorithms()) with_schedule.emplace(info.name);
+  std::map<std::pair<std::string, int>, Schedule> schedules;
+  std::set<std::string> left_out;
+  for (const MeasuredReport& report : reports) {
+    for (const MeasuredRow& row : report.rows) {
+      if (!with_schedule.contains(row.algorithm)) {
+        left_out.insert(row.algorithm);
+        continue;
+      }
+      const auto key = std::make_pair(row.algorithm, report.nranks);
+      if (!schedules.contains(key))
+        schedules.emplace(key, make_schedule(row.algorithm, Collective::allreduce, report.nranks));
+      ComparedRow compared{report.path, report.nranks, report.type, row, {}, {}};
+      for (const Predictor& predictor : predictors) {
+        const double predicted = predictor.seconds(schedules.at(key), row.count, report.type);
+        compared.predicted_seconds.push_back(predicted);
+        compared.relative_error.push_back((predicted - row.measured_seconds) / row.measured_seconds);
+      }
+      comparison.rows.push_back(std::move(compared));
+    }
+  }
+  for (const std::string& name : left_out)
+    comparison.notes.push_back(fmt::format("{} left out: it has no schedule to predict", name));
+
+  std::map<std::pair<std::string, int>, std::vector<const ComparedRow*>> groups;  // sorted by name, then N
+  for (const ComparedRow& row : comparison.rows)
+    if (row.measured.size_bytes >= min_bytes) groups[{row.measured.algorithm, row.nranks}].push_back(&row);
+  for (const auto& [key, rows] : groups) {
+    for (std::size_t model = 0; model < predictors.size(); ++model) {
+      std::vector<double> errors;
+      for (const ComparedRow* row : rows) errors.push_back(row->relative_error[model]);
+      comparison.summaries.push_back({key.first, key.second, predictors[model].name, static_cast<int>(errors.size()),
+                                      abs_quantile(errors, 0.5), abs_quantile(errors, 0.9)});
+    }
+  }
+  return comparison;
+}
+
+nlohmann::json compare_to_json(const Comparison& comparison, std::int64_t min_bytes, const nlohmann::json& context) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const ComparedRow& row : comparison.rows) {
+    nlohmann::json predicted = nlohmann::json::object();
+    nlohmann::json errors = nlohmann::json::object();
+    for (std::size_t model = 0; model < comparison.models.size(); ++model) {
+      predicted[comparison.models[model]] = row.predicted_seconds[model] * 1e6;
+      errors[comparison.models[model]] = row.relative_error[model];
+    }
+    rows.push_back({{"report", row.report},
+                    {"algorithm", row.measured.algorithm},
+                    {"nranks", row.nranks},
+                    {"type", name_of(row.type)},
+                    {"size_bytes", row.measured.size_bytes},
+                    {"count", row.measured.count},
+                    {"placement", row.measured.placement},
+                    {"measured_us", row.measured.measured_seconds * 1e6},
+                    {"predicted_us", std::move(predicted)},
+                    {"relative_error", std::move(errors)}});
+  }
+  nlohmann::json summaries = nlohmann::json::array();
+  for (const ErrorSummary& summary : comparison.summaries)
+    summaries.push_back({{"algorithm", summary.algorithm},
+                         {"nranks", summary.nranks},
+                         {"model", summary.model},
+                         {"rows", summary.rows},
+                         {"median_abs_error", summary.median_abs_error},
+                         {"p90_abs_error", summary.p90_abs_error}});
+  nlohmann::json document = context;
+  document["schema"] = "ringlab.compare/1";
+  document["min_bytes"] = min_bytes;
+  document["models"] = comparison.models;
+  document["notes"] = comparison.notes;
+  document["rows"] = std::move(rows);
+  document["summary"] = std::move(summaries);
+  return document;
+}
+
+}  // namespace ringlab::simulator

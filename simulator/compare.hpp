@@ -1,0 +1,82 @@
+// `ringlab compare`: measured bench reports (ringlab.bench/1, kind measured) against model
+// predictions (docs/compare.md). Steps:
+//   1. read each report: config (nranks, datatype, algorithms) and rows (algorithm, size, count,
+//      placement, time_us.p50 = the median call);
+//   2. for every row of an algorithm with a schedule, build the schedule the bench ran
+//      (make_schedule(algorithm, allreduce, N), default options) once per (algorithm, N), and ask
+//      every Predictor for the time of that schedule on the row's count and type;
+//   3. relative error = (predicted - measured) / measured per row and model;
+//   4. per (algorithm, N, model): median and p90 (nearest rank) of |error| over the rows with
+//      size >= min_bytes, both placements counted.
+// A model is a Predictor (a name and a function), so a second model is one more entry.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <vector>
+
+#include "datatype.hpp"
+#include "schedule.hpp"
+
+namespace ringlab::simulator {
+
+struct MeasuredRow {
+  std::string algorithm;
+  std::int64_t size_bytes = 0;
+  std::int64_t count = 0;
+  std::string placement;
+  double measured_seconds = 0;  // time_us.p50
+};
+
+struct MeasuredReport {
+  std::string path;
+  int nranks = 0;
+  DataType type = DataType::float32;
+  std::vector<MeasuredRow> rows;
+};
+
+// Throws std::invalid_argument naming the file and what is wrong: not JSON, not ringlab.bench/1,
+// a predicted report, a missing or mistyped field, a run with --root/--shards (the config does
+// not record them, so the schedule it ran is unknown).
+MeasuredReport read_measured_report(const std::string& path);
+
+struct Predictor {
+  std::string name;  // e.g. "closed-form"
+  std::function<double(const Schedule&, std::int64_t count, DataType type)> seconds;
+};
+
+struct ComparedRow {
+  std::string report;
+  int nranks = 0;
+  DataType type = DataType::float32;
+  MeasuredRow measured;
+  std::vector<double> predicted_seconds;  // per predictor
+  std::vector<double> relative_error;     // per predictor
+};
+
+struct ErrorSummary {
+  std::string algorithm;
+  int nranks = 0;
+  std::string model;
+  int rows = 0;  // rows with size >= min_bytes
+  double median_abs_error = 0;
+  double p90_abs_error = 0;
+};
+
+struct Comparison {
+  std::vector<std::string> models;
+  std::vector<ComparedRow> rows;
+  std::vector<ErrorSummary> summaries;
+  std::vector<std::string> notes;  // e.g. algorithms without a schedule that were left out
+};
+
+// Rows without a schedule (mpi-native) are left out with a note.
+Comparison compare_reports(const std::vector<MeasuredReport>& reports, const std::vector<Predictor>& predictors,
+                           std::int64_t min_bytes);
+
+// The ringlab.compare/1 document (docs/compare.md); `context` (command, topology, ...) is merged in.
+nlohmann::json compare_to_json(const Comparison& comparison, std::int64_t min_bytes, const nlohmann::json& context);
+
+}  // namespace ringlab::simulator

@@ -1,0 +1,253 @@
+// ringlab calibrate's fits, calibrated topology and measurements (threads backend), and ringlab
+// compare's report reading and error statistics.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <stdexcept>
+
+#include "algorithms/algorithm.hpp"
+#include "backends/threads_communicator.hpp"
+#include "calibrated_topology.hpp"
+#include "closed_form.hpp"
+#include "compare.hpp"
+#include "linear_fit.hpp"
+#include "measurements.hpp"
+#include "presets.hpp"
+#include "routing.hpp"
+#include "topology_io.hpp"
+
+namespace ringlab {
+namespace {
+
+using calibration::Sample;
+
+std::vector<Sample> line(double alpha, double beta, const std::vector<double>& sizes) {
+  std::vector<Sample> samples;
+  for (double x : sizes) samples.push_back({x, alpha + beta * x});
+  return samples;
+}
+
+const std::vector<double> sweep = {8, 64, 512, 4096, 32768, 262144, 2097152, 16777216, 67108864};
+
+TEST(CalibrationFit, RecoversAnExactLine) {
+  const calibration::LinearFit fit = calibration::fit_relative(line(2e-6, 1e-10, sweep));
+  EXPECT_NEAR(fit.intercept, 2e-6, 1e-12);
+  EXPECT_NEAR(fit.slope, 1e-10, 1e-16);
+  EXPECT_LT(fit.max_abs_residual, 1e-9);
+  EXPECT_FALSE(fit.intercept_clamped);
+}
+
+TEST(CalibrationFit, RelativeWeightingKeepsTheLatency) {
+  // The largest size 20 % slow: ordinary least squares would move the intercept by microseconds;
+  // in relative error the small sizes still fix it.
+  std::vector<Sample> samples = line(1e-6, 1e-10, sweep);
+  samples.back().t *= 1.2;
+  const calibration::LinearFit fit = calibration::fit_relative(samples);
+  EXPECT_NEAR(fit.intercept, 1e-6, 0.05e-6);
+}
+
+TEST(CalibrationFit, NegativeInterceptIsClampedAndBadInputRefused) {
+  const calibration::LinearFit fit = calibration::fit_relative(std::vector<Sample>{{1000, 0.5e-6}, {2000, 2e-6}});
+  EXPECT_TRUE(fit.intercept_clamped);
+  EXPECT_EQ(fit.intercept, 0);
+  EXPECT_THROW(calibration::fit_relative(std::vector<Sample>{{8, 1e-6}}), std::invalid_argument);
+  EXPECT_THROW(calibration::fit_relative(std::vector<Sample>{{8, 1e-6}, {8, 2e-6}}), std::invalid_argument);
+  EXPECT_THROW(calibration::fit_relative(std::vector<Sample>{{8, 2e-6}, {4096, 1e-6}}), std::invalid_argument);
+  EXPECT_THROW(calibration::fit_relative(std::vector<Sample>{{8, 0}, {4096, 1e-6}}), std::invalid_argument);
+}
+
+TEST(CalibrationFit, AlphaFromSmallSizesBetaFromLargeOnes) {
+  // Cache-resident mid sizes twice as fast per byte as the large ones: alpha and beta still come
+  // out of the ends they belong to.
+  std::vector<Sample> samples = line(1e-6, 4e-10, sweep);
+  for (Sample& sample : samples)
+    if (sample.x > 4096 && sample.x < 65536) sample.t = 1e-6 + 2e-10 * sample.x;
+  const calibration::LinearFit fit = calibration::fit_transfer(samples, {});
+  EXPECT_NEAR(fit.intercept, 1e-6, 1e-9);
+  EXPECT_NEAR(fit.slope, 4e-10, 1e-13);
+  EXPECT_GT(fit.max_abs_residual, 0.3);  // the mid sizes are reported, not hidden
+}
+
+calibration::Measurements synthetic_measurements(double alpha, double beta, double aggregate, double gamma) {
+  calibration::Measurements measurements;
+  calibration::PairMeasurement pair{0, 1, {}};
+  for (const Sample& sample : line(alpha, beta, sweep))
+    pair.samples.push_back({static_cast<std::int64_t>(sample.x), 10, sample.t, sample.t});
+  measurements.pairs = {pair};
+  measurements.concurrent = {2, {{1 << 20, 5, 0, aggregate}, {1 << 24, 5, 0, aggregate}}};
+  for (std::int64_t bytes : {16 << 20, 32 << 20, 64 << 20})
+    measurements.reduce.push_back({bytes, 5, 1e-5 + gamma * static_cast<double>(bytes)});
+  return measurements;
+}
+
+TEST(CalibrationTopology, RoutesCarryTheFittedParameters) {
+  const auto fit = calibration::fit_parameters(synthetic_measurements(1e-6, 2e-10, 30e9, 1e-10), 2);
+  EXPECT_NEAR(fit.alpha_seconds, 1e-6, 1e-10);
+  EXPECT_NEAR(fit.beta_seconds_per_byte, 2e-10, 1e-15);
+  EXPECT_NEAR(fit.gamma_seconds_per_byte, 1e-10, 1e-15);
+  EXPECT_DOUBLE_EQ(fit.memory_bandwidth, 30e9);
+  EXPECT_FALSE(fit.memory_saturated);  // 30 GB/s > 0.9 x 2 x 5 GB/s
+  const Topology topology = calibration::calibrated_topology(fit, 2);
+  Router router(topology);
+  const Route route = router.route(0, 1);
+  EXPECT_NEAR(route.latency, 1e-6, 1e-11);           // two links of alpha / 2
+  EXPECT_NEAR(route.bottleneck_bandwidth, 5e9, 1e3);  // 1 / beta
+  EXPECT_NEAR(*topology.gamma_seconds_per_byte(), 1e-10, 1e-15);
+  // 8 processes on 2 cores: each runs a quarter of the time, reductions included.
+  const Topology shared = calibration::calibrated_topology(fit, 8);
+  EXPECT_NEAR(*shared.gamma_seconds_per_byte(), 4e-10, 1e-15);
+  EXPECT_NEAR(Router(shared).route(0, 7).latency, 4e-6, 1e-10);
+}
+
+TEST(CalibrationTopology, SharedCapacityNeverBelowOneTransfer) {
+  const auto fit = calibration::fit_parameters(synthetic_measurements(1e-6, 2e-10, 3e9, 1e-10), 2);
+  EXPECT_TRUE(fit.memory_saturated);
+  EXPECT_NEAR(fit.memory_bandwidth, 5e9, 1e3);
+}
+
+TEST(CalibrationTopology, JsonKeepsGammaAndAcceptsTheRecord) {
+  const auto measurements = synthetic_measurements(1e-6, 2e-10, 30e9, 1e-10);
+  const auto fit = calibration::fit_parameters(measurements, 2);
+  nlohmann::json document = to_json(calibration::calibrated_topology(fit, 4));
+  document["calibration"] = calibration::calibration_record(measurements, fit, {{"tool", "test"}});
+  const Topology back = topology_from_json(document);
+  EXPECT_EQ(back.num_endpoints(), 4);
+  EXPECT_DOUBLE_EQ(*back.gamma_seconds_per_byte(), 2e-10);
+  std::ostringstream laid_out;  // the one-node-per-line form of topology show --json keeps it too
+  write_topology_json(laid_out, back);
+  EXPECT_DOUBLE_EQ(*topology_from_json(nlohmann::json::parse(laid_out.str())).gamma_seconds_per_byte(), 2e-10);
+  EXPECT_EQ(document["calibration"]["ping_pong"]["pairs"][0]["samples"].size(), sweep.size());
+  // The simulator prices with the topology's gamma unless given one.
+  EXPECT_DOUBLE_EQ(simulator::choose_gamma(back, std::nullopt), 2e-10);
+  EXPECT_DOUBLE_EQ(simulator::choose_gamma(back, 3e-10), 3e-10);
+  EXPECT_DOUBLE_EQ(simulator::choose_gamma(Topology("plain"), std::nullopt), simulator::default_gamma_seconds_per_byte);
+  document["gamma_seconds_per_byte"] = -1;
+  EXPECT_THROW(topology_from_json(document), std::invalid_argument);
+  document["gamma_seconds_per_byte"] = 1e-10;
+  document["calibration"] = 5;
+  EXPECT_THROW(topology_from_json(document), std::invalid_argument);
+}
+
+TEST(CalibrationMeasure, PairsToMeasure) {
+  EXPECT_EQ(calibration::pairs_to_measure(2).size(), 1u);
+  EXPECT_EQ(calibration::pairs_to_measure(8).size(), 28u);
+  const auto sample = calibration::pairs_to_measure(64);
+  EXPECT_GE(sample.size(), 4u);
+  EXPECT_LE(sample.size(), 6u);
+  for (const auto& [a, b] : sample) {
+    EXPECT_LT(a, b);
+    EXPECT_LT(b, 64);
+  }
+}
+
+TEST(CalibrationMeasure, ThreadsBackendMeasuresEveryPairAndTheKernel) {
+  calibration::MeasureOptions options{{8, 4096, 65536}, 0.001, 60};
+  std::vector<calibration::PairMeasurement> pairs;
+  calibration::ConcurrentMeasurement concurrent;
+  std::vector<calibration::ReduceSample> reduce;
+  run_threads(3, [&](Communicator& comm) {
+    auto measured = calibration::measure_ping_pong(comm, options);
+    auto streamed = calibration::measure_concurrent(comm, 2, {65536}, 60);
+    auto reduced = calibration::measure_reduce(comm, {1 << 20, 2 << 20}, 60);
+    if (comm.rank() == 0) {
+      pairs = std::move(measured);
+      concurrent = std::move(streamed);
+      reduce = std::move(reduced);
+    }
+  });
+  ASSERT_EQ(pairs.size(), 3u);
+  for (const auto& pair : pairs) {
+    ASSERT_EQ(pair.samples.size(), 3u);
+    for (const auto& sample : pair.samples) {
+      EXPECT_GE(sample.iterations, 5);
+      EXPECT_GT(sample.one_way_median_seconds, 0);
+      EXPECT_LE(sample.one_way_min_seconds, sample.one_way_median_seconds);
+    }
+  }
+  EXPECT_EQ(concurrent.active_ranks, 2);
+  ASSERT_EQ(concurrent.samples.size(), 1u);
+  EXPECT_GT(concurrent.samples[0].aggregate_bytes_per_second, 0);
+  ASSERT_EQ(reduce.size(), 2u);
+  EXPECT_GT(reduce[1].median_seconds, 0);
+}
+
+// --- ringlab compare ---
+
+std::string write_temporary(const std::string& name, const std::string& text) {
+  const std::string path = (std::filesystem::temp_directory_path() / ("ringlab-compare-test-" + name)).string();
+  std::ofstream(path) << text;
+  return path;
+}
+
+TEST(CompareReports, ReadsTheSampleReportAndRefusesOthers) {
+  const simulator::MeasuredReport report =
+      simulator::read_measured_report(RINGLAB_SOURCE_DIR "/plotting/tests/sample-report-n2.json");
+  EXPECT_EQ(report.nranks, 2);
+  EXPECT_EQ(report.rows.size(), 30u);
+  EXPECT_GT(report.rows[0].measured_seconds, 0);
+  auto refused = [](const std::string& path, const std::string& expected) {
+    try {
+      simulator::read_measured_report(path);
+      ADD_FAILURE() << path << " was accepted";
+    } catch (const std::invalid_argument& error) {
+      EXPECT_NE(std::string(error.what()).find(expected), std::string::npos) << error.what();
+    }
+  };
+  refused(write_temporary("junk.json", "{not json"), "not valid JSON");
+  refused(write_temporary("schema.json", R"({"schema": "ringlab.topology/1"})"), "not \"ringlab.bench/1\"");
+  refused(write_temporary("predicted.json", R"({"schema": "ringlab.bench/1", "kind": "predicted"})"), "predicted report");
+  refused(write_temporary("no-config.json", R"({"schema": "ringlab.bench/1", "kind": "measured", "command": "x"})"),
+          "missing field \"config\"");
+  refused("/nonexistent/report.json", "cannot read bench report");
+}
+
+TEST(CompareReports, ErrorsAndTheirStatistics) {
+  simulator::MeasuredReport report;
+  report.path = "synthetic";
+  report.nranks = 4;
+  // measured 1, 2, 4, 8 ms at 64K..8M; a model that predicts 1.1 ms everywhere.
+  for (int i = 0; i < 4; ++i)
+    report.rows.push_back({"ring", std::int64_t{65536} << (2 * i), (std::int64_t{65536} << (2 * i)) / 4, "in-place",
+                           1e-3 * (1 << i)});
+  report.rows.push_back({"ring", 1024, 256, "in-place", 1e-3});  // below min_bytes: not summarised
+  report.rows.push_back({"mpi-native", 65536, 16384, "in-place", 1e-3});
+  const simulator::Predictor constant{"constant", [](const Schedule&, std::int64_t, DataType) { return 1.1e-3; }};
+  const simulator::Comparison comparison = simulator::compare_reports({report}, {constant}, 65536);
+  ASSERT_EQ(comparison.rows.size(), 5u);
+  EXPECT_NEAR(comparison.rows[0].relative_error[0], 0.1, 1e-12);
+  EXPECT_NEAR(comparison.rows[3].relative_error[0], -0.8625, 1e-12);
+  ASSERT_EQ(comparison.summaries.size(), 1u);
+  const simulator::ErrorSummary& summary = comparison.summaries[0];
+  EXPECT_EQ(summary.rows, 4);
+  // |errors| 0.1, 0.45, 0.725, 0.8625: nearest-rank median is the 2nd, p90 the 4th.
+  EXPECT_NEAR(summary.median_abs_error, 0.45, 1e-12);
+  EXPECT_NEAR(summary.p90_abs_error, 0.8625, 1e-12);
+  ASSERT_EQ(comparison.notes.size(), 1u);
+  EXPECT_NE(comparison.notes[0].find("mpi-native"), std::string::npos);
+  const nlohmann::json document = simulator::compare_to_json(comparison, 65536, {{"command", "test"}});
+  EXPECT_EQ(document["schema"], "ringlab.compare/1");
+  EXPECT_EQ(document["rows"].size(), 5u);
+  EXPECT_NEAR(document["summary"][0]["median_abs_error"].get<double>(), 0.45, 1e-12);
+}
+
+TEST(CompareReports, ClosedFormPredictorPricesTheScheduleTheBenchRan) {
+  const Topology topology = make_preset_topology("switch:4,bw=1e9,lat=1e-6");
+  simulator::ClosedFormModel model(topology, 0);
+  const simulator::Predictor closed_form{"closed-form", [&](const Schedule& schedule, std::int64_t count, DataType type) {
+                                           return model.predict(schedule, count, type).seconds;
+                                         }};
+  simulator::MeasuredReport report;
+  report.nranks = 4;
+  report.rows.push_back({"ring", 4 << 20, 1 << 20, "out-of-place", 1e-2});
+  const auto comparison = simulator::compare_reports({report}, {closed_form}, 0);
+  // ring, N = 4, n = 4 MiB on 1 GB/s links, 2 hops of 1 us: 6 steps x 2 us + 2 x 3/4 x n / 1e9.
+  const double expected = 6 * 2e-6 + 2 * 0.75 * (4 << 20) / 1e9;
+  EXPECT_NEAR(comparison.rows[0].predicted_seconds[0], expected, 1e-9);
+}
+
+}  // namespace
+}  // namespace ringlab
