@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
+#include <thread>
 #include <utility>
 
 #include "mpi_registered_buffer.hpp"
@@ -392,6 +393,9 @@ std::string MpiCommunicator::native_allreduce_name() const { return "MPI_Allredu
 void MpiCommunicator::abort(std::string_view reason) {
   fmt::print(stderr, "ringlab: rank {}: {}\n", rank_, reason);
   std::fflush(stderr);
+  // MPI_Abort tears the job down at once, and Hydra's launcher may drop output it has not yet
+  // forwarded (seen: 3 runs in 15 lost every rank's reason). A moment's pause lets the line out.
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
   MPI_Abort(MPI_COMM_WORLD, 1);
 }
 
