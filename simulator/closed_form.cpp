@@ -4,52 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <span>
 #include <stdexcept>
 
+#include "schedule_walk.hpp"
 
 namespace ringlab::simulator {
-
-namespace {
-
-// The ops of one rank in one step, as written in the schedule (a circulant template's ops are
-// relative; Schedule::resolve makes them absolute).
-std::span<const Op> step_ops(const Schedule& schedule, int rank, int step) {
-  const RankProgram& program = schedule.programs[schedule.circulant ? 0 : static_cast<std::size_t>(rank)];
-  if (static_cast<std::size_t>(step) >= program.steps.size()) return {};
-  return program.steps[static_cast<std::size_t>(step)];
-}
-
-void check_schedule(const Schedule& schedule, const Topology& topology, std::int64_t count) {
-  const std::string what = fmt::format("cannot simulate {} {} on {} ranks", schedule.algorithm,
-                                       name_of(schedule.collective), schedule.nranks);
-  if (count < 0) throw std::invalid_argument(fmt::format("{}: count {} is negative", what, count));
-  if (schedule.nranks > topology.num_endpoints())
-    throw std::invalid_argument(fmt::format("{}: topology '{}' has only {} endpoints", what, topology.name(),
-                                            topology.num_endpoints()));
-  const std::size_t expected_programs = schedule.circulant ? 1 : static_cast<std::size_t>(schedule.nranks);
-  if (schedule.nranks < 1 || schedule.nchunks < 1 || schedule.programs.size() != expected_programs ||
-      (schedule.circulant && schedule.nchunks % schedule.nranks != 0))
-    throw std::invalid_argument(fmt::format("{}: malformed schedule header ({} chunks, {} programs, circulant {})",
-                                            what, schedule.nchunks, schedule.programs.size(), schedule.circulant));
-  // Every op names an existing peer other than itself and a valid chunk range (a template's
-  // peers are offsets, checked as rank 0's). Matching sends and receives is the verifier's job.
-  for (std::size_t index = 0; index < schedule.programs.size(); ++index) {
-    const int rank = static_cast<int>(index);
-    const std::vector<Step>& steps = schedule.programs[index].steps;
-    for (std::size_t step = 0; step < steps.size(); ++step)
-      for (const Op& op : steps[step])
-        if (op.peer < 0 || op.peer >= schedule.nranks || op.peer == rank || op.chunks.begin < 0 ||
-            op.chunks.begin >= schedule.nchunks || op.chunks.end <= op.chunks.begin ||
-            op.chunks.end > op.chunks.begin + schedule.nchunks)
-          throw std::invalid_argument(fmt::format(
-              "{}: {}, step {}: {} peer {} chunks [{},{}) is out of range", what,
-              schedule.circulant ? std::string("template (peers are offsets)") : fmt::format("rank {}", rank), step,
-              name_of(op.kind), op.peer, op.chunks.begin, op.chunks.end));
-  }
-}
-
-}  // namespace
 
 ClosedFormModel::ClosedFormModel(const Topology& topology, double gamma_seconds_per_byte)
     : route_costs_(topology), gamma_seconds_per_byte_(gamma_seconds_per_byte) {

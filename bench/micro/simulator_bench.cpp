@@ -6,6 +6,7 @@
 
 #include "algorithms/algorithm.hpp"
 #include "closed_form.hpp"
+#include "flow_level.hpp"
 #include "presets.hpp"
 
 namespace ringlab {
@@ -24,6 +25,28 @@ void BM_closed_form(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(model.predict(schedule, std::int64_t{1} << 24, DataType::float32));
 }
 BENCHMARK(BM_closed_form)->ArgsProduct({{0, 1, 2, 3, 4}, {1024, 4096}})->Unit(benchmark::kMillisecond);
+// The closed-form goal is any N <= 65536 in 50 ms: the circulant ones at the largest N.
+BENCHMARK(BM_closed_form)->ArgsProduct({{0, 1}, {65536}})->Unit(benchmark::kMillisecond);
+
+// One flow-level simulation of a 64 MiB float32 all-reduce on switch:N, whole transfers; the
+// model (and its route cache) is built outside the loop, as a sweep reuses it. Goals: ring at
+// N = 1024 and interval_paired at N = 4096 in 5 s each.
+void BM_flow_level(benchmark::State& state) {
+  const char* algorithm = simulated_algorithms[state.range(0)];
+  const int nranks = static_cast<int>(state.range(1));
+  const Topology topology = make_preset_topology(fmt::format("switch:{}", nranks));
+  const Schedule schedule = make_schedule(algorithm, Collective::allreduce, nranks);
+  simulator::FlowLevelModel model(topology);
+  std::int64_t transfers = 0;
+  for (auto _ : state) {
+    const simulator::FlowPrediction predicted = model.predict(schedule, std::int64_t{1} << 24, DataType::float32);
+    transfers = predicted.transfers;
+    benchmark::DoNotOptimize(predicted.prediction.seconds);
+  }
+  state.SetLabel(fmt::format("{} ({} transfers)", algorithm, transfers));
+}
+BENCHMARK(BM_flow_level)->Args({0, 1024})->Args({1, 4096})->Args({0, 256})->Args({1, 1024})->Args({2, 1024})
+    ->Unit(benchmark::kMillisecond)->Iterations(1)->Repetitions(3)->ReportAggregatesOnly(false);
 
 }  // namespace
 }  // namespace ringlab

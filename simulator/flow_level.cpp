@@ -1,0 +1,525 @@
+#include "flow_level.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <queue>
+#include <stdexcept>
+#include <utility>
+
+#include "flow_routes.hpp"
+#include "max_min.hpp"
+#include "schedule_walk.hpp"
+
+namespace ringlab::simulator {
+
+namespace {
+
+enum class EventKind : std::uint8_t { piece_sent, piece_arrived, step_done };
+
+struct Event {
+  double time = 0;
+  std::uint64_t sequence = 0;  // creation order: ties at the same time are handled in it
+  EventKind kind = EventKind::piece_sent;
+  std::int32_t subject = 0;  // piece_sent: the flow; piece_arrived: the receiver; step_done: the rank
+  std::int32_t slot = 0;     // piece_arrived: the receiver's slot
+  std::int32_t sender = 0;   // piece_arrived
+  std::uint32_t version = 0; // piece_sent: the flow's rate version it was computed with
+};
+
+struct Later {
+  bool operator()(const Event& a, const Event& b) const {
+    return a.time != b.time ? a.time > b.time : a.sequence > b.sequence;
+  }
+};
+
+// The pieces of one op: its element ranges (one, or two when the chunk range wraps), each cut
+// into pieces of at most piece_elements, as the executor's append_pieces does.
+struct PieceCursor {
+  std::int64_t range_elements[2] = {0, 0};
+  int nranges = 0;
+  int range = 0;
+  std::int64_t started = 0;  // elements of the current range already handed out
+  std::int64_t piece_elements = 1;
+
+  int count() const {
+    std::int64_t pieces = 0;
+    for (int r = 0; r < nranges; ++r)
+      if (range_elements[r] > 0) pieces += (range_elements[r] - 1) / piece_elements + 1;
+    return static_cast<int>(pieces);
+  }
+  // Elements of the next piece, 0 when there is none.
+  std::int64_t next() {
+    for (; range < nranges; ++range, started = 0) {
+      if (started < range_elements[range]) {
+        const std::int64_t elements = std::min(piece_elements, range_elements[range] - started);
+        started += elements;
+        return elements;
+      }
+    }
+    return 0;
+  }
+};
+
+struct Flow {
+  int source = 0;
+  int destination = 0;
+  int step = 0;
+  FlowRoute route;
+  PieceCursor pieces;
+  int piece = 0;          // index of the piece in flight
+  int first_slot = 0;     // the receiver's slot of piece 0
+  double remaining = 0;   // bytes of the piece in flight not yet sent
+  double rate = 0;        // bytes/s
+  double updated_at = 0;  // when remaining was last brought up to date
+  std::uint32_t version = 0;
+  std::uint32_t seen = 0;  // component search epoch
+  double start_seconds = 0;
+  double bytes = 0;
+};
+
+struct Slot {
+  double reduce_bytes = 0;  // 0 for a plain receive
+  double arrival = 0;
+  bool arrived = false;
+};
+
+struct WaitingReceive {  // a receive whose sender has not entered the step yet
+  int receiver = 0;
+  int step = 0;
+  Op op;
+  int first_slot = 0;
+};
+
+struct RankState {
+  int step = -1;
+  bool finished = false;
+  bool end_scheduled = false;
+  std::int64_t pending_send_pieces = 0;
+  std::vector<Slot> slots;
+  std::size_t next_slot = 0;  // the next slot to reduce
+  double cpu_free = 0;        // when the rank's last reduction ends
+  double step_start = 0;
+};
+
+class Simulation {
+ public:
+  Simulation(FlowRoutes& routes, double gamma, const FlowLevelOptions& options, const Schedule& schedule,
+             std::int64_t count, DataType type)
+      : routes_(routes),
+        gamma_(gamma),
+        options_(options),
+        schedule_(schedule),
+        count_(count),
+        element_bytes_(static_cast<double>(element_size(type))),
+        piece_elements_(options.segment_bytes == 0
+                            ? std::numeric_limits<std::int64_t>::max()
+                            : std::max<std::int64_t>(1, options.segment_bytes / static_cast<std::int64_t>(element_size(type)))),
+        ranks_(static_cast<std::size_t>(schedule.nranks)),
+        waiting_(static_cast<std::size_t>(schedule.nranks)),
+        resource_flows_(static_cast<std::size_t>(routes.num_resources())),
+        resource_seen_(static_cast<std::size_t>(routes.num_resources()), 0),
+        resource_local_(static_cast<std::size_t>(routes.num_resources()), -1),
+        busy_since_(static_cast<std::size_t>(routes.num_resources()), 0.0),
+        busy_(static_cast<std::size_t>(routes.num_resources()), 0.0),
+        loads_(static_cast<std::size_t>(routes.num_resources())) {}
+
+  FlowPrediction run() {
+    FlowPrediction result;
+    result.prediction.steps = schedule_.num_steps();
+    for (int rank = 0; rank < schedule_.nranks; ++rank) enter_step(rank, 0, 0.0);
+    rebalance(0.0);
+    while (!events_.empty()) {
+      const double now = events_.top().time;
+      while (!events_.empty() && events_.top().time == now) {
+        const Event event = events_.top();
+        events_.pop();
+        ++result.events;
+        handle(event, now);
+      }
+      rebalance(now);
+    }
+    check_finished();
+    result.prediction.rank_finish_seconds.reserve(ranks_.size());
+    for (const RankState& rank : ranks_) result.prediction.rank_finish_seconds.push_back(rank.step_start);
+    result.prediction.seconds = ranks_.empty() ? 0.0
+                                               : *std::max_element(result.prediction.rank_finish_seconds.begin(),
+                                                                   result.prediction.rank_finish_seconds.end());
+    collect_loads(result);
+    result.trace = std::move(trace_);
+    result.trace_truncated = trace_truncated_;
+    result.transfers = transfers_;
+    return result;
+  }
+
+ private:
+  void schedule(Event event) {
+    event.sequence = next_sequence_++;
+    events_.push(event);
+  }
+
+  PieceCursor pieces_of(const Op& op) const {
+    PieceCursor cursor;
+    cursor.piece_elements = piece_elements_;
+    const ChunkRange chunks = op.chunks;
+    const std::int64_t nchunks = schedule_.nchunks;
+    if (chunks.end <= nchunks) {
+      cursor.range_elements[0] = chunk_start(chunks.end, count_, nchunks) - chunk_start(chunks.begin, count_, nchunks);
+      cursor.nranges = 1;
+    } else {
+      cursor.range_elements[0] = count_ - chunk_start(chunks.begin, count_, nchunks);
+      cursor.range_elements[1] = chunk_start(chunks.end - nchunks, count_, nchunks);
+      cursor.nranges = 2;
+    }
+    return cursor;
+  }
+
+  void record(TraceSpan span) {
+    if (!options_.record_trace) return;
+    if (trace_.size() >= options_.max_trace_spans) {
+      trace_truncated_ = true;
+      return;
+    }
+    trace_.push_back(span);
+  }
+
+  // Rank `rank` enters step `step` at time `now` (and any empty steps after it at once).
+  void enter_step(int rank, int step, double now) {
+    RankState& state = ranks_[static_cast<std::size_t>(rank)];
+    const int steps = static_cast<int>(step_ops_count(rank));
+    for (; step < steps; ++step) {
+      state.step = step;
+      state.step_start = now;
+      state.slots.clear();
+      state.next_slot = 0;
+      state.cpu_free = now;
+      state.pending_send_pieces = 0;
+      receives_.clear();
+      for (const Op& written : step_ops(schedule_, rank, step)) {
+        const Op op = schedule_.resolve(written, rank);
+        const int pieces = pieces_of(op).count();
+        if (pieces == 0) continue;  // the executor posts nothing for an empty range
+        if (op.kind == OpKind::send) {
+          state.pending_send_pieces += pieces;
+          continue;
+        }
+        receives_.push_back({rank, step, op, static_cast<int>(state.slots.size())});
+        PieceCursor cursor = pieces_of(op);
+        for (std::int64_t elements = cursor.next(); elements > 0; elements = cursor.next())
+          state.slots.push_back({op.kind == OpKind::recv_reduce ? static_cast<double>(elements) * element_bytes_ : 0.0,
+                                 0.0, false});
+      }
+      if (state.pending_send_pieces == 0 && state.slots.empty()) {
+        record({rank, step, -1, 0.0, now, now});
+        continue;
+      }
+      for (const WaitingReceive& receive : receives_) {
+        const int sender = receive.op.peer;
+        if (ranks_[static_cast<std::size_t>(sender)].step == step)
+          start_flow(sender, rank, step, receive.op, receive.first_slot, now);
+        else
+          waiting_[static_cast<std::size_t>(sender)].push_back(receive);
+      }
+      // The receives that waited for this rank to enter the step start now; the others keep waiting.
+      std::vector<WaitingReceive>& mine = waiting_[static_cast<std::size_t>(rank)];
+      std::size_t kept = 0;
+      for (std::size_t i = 0; i < mine.size(); ++i) {
+        if (mine[i].step == step)
+          start_flow(rank, mine[i].receiver, step, mine[i].op, mine[i].first_slot, now);
+        else
+          mine[kept++] = mine[i];
+      }
+      mine.resize(kept);
+      return;
+    }
+    state.step = steps;
+    state.finished = true;
+    state.step_start = now;  // the rank's finish
+  }
+
+  std::size_t step_ops_count(int rank) const {
+    return schedule_.programs[schedule_.circulant ? 0 : static_cast<std::size_t>(rank)].steps.size();
+  }
+
+  void start_flow(int source, int destination, int step, const Op& receive, int first_slot, double now) {
+    int index = 0;
+    if (!free_flows_.empty()) {
+      index = free_flows_.back();
+      free_flows_.pop_back();
+    } else {
+      index = static_cast<int>(flows_.size());
+      flows_.emplace_back();
+    }
+    Flow& flow = flows_[static_cast<std::size_t>(index)];
+    const std::uint32_t version = flow.version + 1;
+    flow = Flow{};
+    flow.version = version;
+    flow.source = source;
+    flow.destination = destination;
+    flow.step = step;
+    flow.route = routes_.between(source, destination);
+    flow.pieces = pieces_of(receive);
+    flow.first_slot = first_slot;
+    flow.start_seconds = now;
+    flow.updated_at = now;
+    PieceCursor all = flow.pieces;
+    for (std::int64_t elements = all.next(); elements > 0; elements = all.next())
+      flow.bytes += static_cast<double>(elements) * element_bytes_;
+    flow.remaining = static_cast<double>(flow.pieces.next()) * element_bytes_;
+    ++transfers_;
+    for (std::int32_t resource : routes_.resources(flow.route)) {
+      auto& on_resource = resource_flows_[static_cast<std::size_t>(resource)];
+      if (on_resource.empty()) busy_since_[static_cast<std::size_t>(resource)] = now;
+      on_resource.push_back(index);
+      loads_[static_cast<std::size_t>(resource)] += flow.bytes;
+      dirty_.push_back(resource);
+    }
+    if (routes_.resources(flow.route).empty()) {  // no link to share: sent at once
+      flow.rate = std::numeric_limits<double>::infinity();
+      schedule({now, 0, EventKind::piece_sent, index, 0, 0, flow.version});
+    }
+  }
+
+  void end_flow(int index, double now) {
+    const Flow& flow = flows_[static_cast<std::size_t>(index)];
+    for (std::int32_t resource : routes_.resources(flow.route)) {
+      auto& on_resource = resource_flows_[static_cast<std::size_t>(resource)];
+      const auto found = std::find(on_resource.begin(), on_resource.end(), index);
+      *found = on_resource.back();
+      on_resource.pop_back();
+      if (on_resource.empty()) busy_[static_cast<std::size_t>(resource)] += now - busy_since_[static_cast<std::size_t>(resource)];
+      dirty_.push_back(resource);
+    }
+    record({flow.source, flow.step, flow.destination, flow.bytes, flow.start_seconds, now + flow.route.latency_seconds});
+    free_flows_.push_back(index);
+  }
+
+  void handle(const Event& event, double now) {
+    switch (event.kind) {
+      case EventKind::piece_sent: {
+        Flow& flow = flows_[static_cast<std::size_t>(event.subject)];
+        if (flow.version != event.version) return;  // its rate changed since; a newer event stands
+        schedule({now + flow.route.latency_seconds, 0, EventKind::piece_arrived, flow.destination,
+                  flow.first_slot + flow.piece, flow.source, 0});
+        ++flow.piece;
+        flow.updated_at = now;
+        flow.remaining = static_cast<double>(flow.pieces.next()) * element_bytes_;
+        if (flow.remaining > 0)
+          schedule({now + flow.remaining / flow.rate, 0, EventKind::piece_sent, event.subject, 0, 0, flow.version});
+        else
+          end_flow(event.subject, now);
+        return;
+      }
+      case EventKind::piece_arrived: {
+        RankState& sender = ranks_[static_cast<std::size_t>(event.sender)];
+        if (--sender.pending_send_pieces < 0) unmatched(event.subject, event.sender);
+        try_finish(event.sender, now);
+        RankState& receiver = ranks_[static_cast<std::size_t>(event.subject)];
+        Slot& slot = receiver.slots[static_cast<std::size_t>(event.slot)];
+        slot.arrived = true;
+        slot.arrival = now;
+        for (; receiver.next_slot < receiver.slots.size() && receiver.slots[receiver.next_slot].arrived; ++receiver.next_slot) {
+          const Slot& next = receiver.slots[receiver.next_slot];
+          receiver.cpu_free = std::max(receiver.cpu_free, next.arrival) + gamma_ * next.reduce_bytes;
+        }
+        try_finish(event.subject, now);
+        return;
+      }
+      case EventKind::step_done:
+        finish_step(event.subject, now);
+        return;
+    }
+  }
+
+  [[noreturn]] void unmatched(int receiver, int sender) const {
+    throw std::invalid_argument(fmt::format(
+        "cannot simulate {}: in step {} rank {} receives more from rank {} than rank {} sends to it; the schedule's "
+        "sends and receives do not match (check it with 'ringlab verify')",
+        schedule_.algorithm, ranks_[static_cast<std::size_t>(receiver)].step, receiver, sender, sender));
+  }
+
+  void try_finish(int rank, double now) {
+    RankState& state = ranks_[static_cast<std::size_t>(rank)];
+    if (state.finished || state.end_scheduled || state.pending_send_pieces != 0 || state.next_slot != state.slots.size())
+      return;
+    if (state.cpu_free > now) {
+      state.end_scheduled = true;
+      schedule({state.cpu_free, 0, EventKind::step_done, rank, 0, 0, 0});
+      return;
+    }
+    finish_step(rank, now);
+  }
+
+  void finish_step(int rank, double now) {
+    RankState& state = ranks_[static_cast<std::size_t>(rank)];
+    state.end_scheduled = false;
+    record({rank, state.step, -1, 0.0, state.step_start, now});
+    enter_step(rank, state.step + 1, now);
+  }
+
+  // New rates for the flows that share a resource with one that started or ended: each connected
+  // group of flows and resources is solved apart.
+  void rebalance(double now) {
+    const std::uint32_t first_epoch = epoch_ + 1;  // resources seen since belong to a solved group
+    for (std::int32_t start : dirty_) {
+      if (resource_seen_[static_cast<std::size_t>(start)] >= first_epoch) continue;
+      ++epoch_;
+      component_resources_.clear();
+      component_flows_.clear();
+      visit_resource(start);
+      for (std::size_t next = 0; next < component_resources_.size(); ++next)
+        for (int index : resource_flows_[static_cast<std::size_t>(component_resources_[next])]) {
+          Flow& flow = flows_[static_cast<std::size_t>(index)];
+          if (flow.seen == epoch_) continue;
+          flow.seen = epoch_;
+          component_flows_.push_back(index);
+          for (std::int32_t resource : routes_.resources(flow.route)) visit_resource(resource);
+        }
+      solve_component(now);
+    }
+    dirty_.clear();
+  }
+
+  void visit_resource(std::int32_t resource) {
+    if (resource_seen_[static_cast<std::size_t>(resource)] == epoch_) return;
+    resource_seen_[static_cast<std::size_t>(resource)] = epoch_;
+    component_resources_.push_back(resource);
+  }
+
+  void solve_component(double now) {
+    if (component_flows_.empty()) return;
+    rates_.clear();
+    if (component_flows_.size() == 1) {
+      double rate = std::numeric_limits<double>::infinity();
+      for (std::int32_t resource : component_resources_) rate = std::min(rate, routes_.capacity(resource));
+      rates_.push_back(rate);
+    } else {
+      problem_.clear();
+      for (std::size_t local = 0; local < component_resources_.size(); ++local) {
+        resource_local_[static_cast<std::size_t>(component_resources_[local])] = static_cast<std::int32_t>(local);
+        problem_.capacities.push_back(routes_.capacity(component_resources_[local]));
+      }
+      for (int index : component_flows_) {
+        crossed_.clear();
+        for (std::int32_t resource : routes_.resources(flows_[static_cast<std::size_t>(index)].route))
+          crossed_.push_back(resource_local_[static_cast<std::size_t>(resource)]);
+        problem_.add_flow(crossed_);
+      }
+      max_min_rates(problem_, workspace_, rates_);
+    }
+    for (std::size_t i = 0; i < component_flows_.size(); ++i) {
+      const int index = component_flows_[i];
+      Flow& flow = flows_[static_cast<std::size_t>(index)];
+      if (flow.rate > 0) flow.remaining = std::max(0.0, flow.remaining - flow.rate * (now - flow.updated_at));
+      flow.updated_at = now;
+      if (rates_[i] == flow.rate) continue;  // its pending event still holds
+      flow.rate = rates_[i];
+      ++flow.version;
+      schedule({now + flow.remaining / flow.rate, 0, EventKind::piece_sent, index, 0, 0, flow.version});
+    }
+  }
+
+  void check_finished() const {
+    for (std::size_t rank = 0; rank < ranks_.size(); ++rank) {
+      const RankState& state = ranks_[rank];
+      if (state.finished) continue;
+      std::string waiting_for;
+      for (std::size_t sender = 0; sender < waiting_.size() && waiting_for.empty(); ++sender)
+        for (const WaitingReceive& receive : waiting_[sender])
+          if (receive.receiver == static_cast<int>(rank)) {
+            waiting_for = fmt::format("rank {} (now in step {}) to send to it in step {}", sender,
+                                      ranks_[sender].step, receive.step);
+            break;
+          }
+      if (waiting_for.empty()) waiting_for = "a send that no rank receives";  // its peer left the step
+      throw std::invalid_argument(fmt::format(
+          "cannot simulate {}: rank {} is stuck in step {} waiting for {}; the schedule's sends and receives do not "
+          "match (check it with 'ringlab verify')",
+          schedule_.algorithm, rank, state.step, waiting_for));
+    }
+  }
+
+  void collect_loads(FlowPrediction& result) const {
+    const Topology& topology = routes_.topology();
+    for (std::size_t resource = 0; resource < loads_.size(); ++resource) {
+      if (loads_[resource] <= 0) continue;
+      const auto id = static_cast<std::int32_t>(resource);
+      ResourceLoad load;
+      load.is_switch = routes_.is_switch(id);
+      if (load.is_switch) {
+        load.from = load.to = routes_.switch_node(id);
+      } else {
+        load.from = topology.directed_link(id).from;
+        load.to = topology.directed_link(id).to;
+      }
+      load.capacity = routes_.capacity(id);
+      load.bytes = loads_[resource];
+      load.busy_seconds = busy_[resource];
+      const double seconds = result.prediction.seconds;
+      load.utilisation = seconds > 0 ? load.bytes / (load.capacity * seconds) : 0.0;
+      result.loads.push_back(load);
+    }
+  }
+
+  FlowRoutes& routes_;
+  double gamma_;
+  const FlowLevelOptions& options_;
+  const Schedule& schedule_;
+  std::int64_t count_;
+  double element_bytes_;
+  std::int64_t piece_elements_;
+
+  std::vector<RankState> ranks_;
+  std::vector<std::vector<WaitingReceive>> waiting_;  // by sender
+  std::vector<WaitingReceive> receives_;              // scratch of enter_step
+  std::vector<Flow> flows_;
+  std::vector<int> free_flows_;
+  std::vector<std::vector<int>> resource_flows_;  // the flows on each resource now
+  std::priority_queue<Event, std::vector<Event>, Later> events_;
+  std::uint64_t next_sequence_ = 0;
+
+  std::vector<std::int32_t> dirty_;
+  std::uint32_t epoch_ = 0;
+  std::vector<std::uint32_t> resource_seen_;
+  std::vector<std::int32_t> resource_local_;
+  std::vector<std::int32_t> component_resources_;
+  std::vector<int> component_flows_;
+  std::vector<std::int32_t> crossed_;
+  SharingProblem problem_;
+  SharingWorkspace workspace_;
+  std::vector<double> rates_;
+
+  std::vector<double> busy_since_;
+  std::vector<double> busy_;  // seconds with at least one flow, per resource
+  std::vector<double> loads_;  // bytes per resource
+  std::vector<TraceSpan> trace_;
+  bool trace_truncated_ = false;
+  std::int64_t transfers_ = 0;
+};
+
+}  // namespace
+
+FlowLevelModel::FlowLevelModel(const Topology& topology, double gamma_seconds_per_byte, FlowLevelOptions options)
+    : topology_(topology),
+      gamma_seconds_per_byte_(gamma_seconds_per_byte),
+      options_(options),
+      routes_(std::make_unique<FlowRoutes>(topology)) {
+  if (!(gamma_seconds_per_byte >= 0) || !std::isfinite(gamma_seconds_per_byte))
+    throw std::invalid_argument(
+        fmt::format("gamma must be a finite number of seconds per byte >= 0, not {}", gamma_seconds_per_byte));
+  if (options.segment_bytes < 0)
+    throw std::invalid_argument(fmt::format("segment size {} B is negative; pass 0 for whole transfers", options.segment_bytes));
+}
+
+FlowLevelModel::~FlowLevelModel() = default;
+FlowLevelModel::FlowLevelModel(FlowLevelModel&&) noexcept = default;
+
+FlowPrediction FlowLevelModel::predict(const Schedule& schedule, std::int64_t count, DataType type) {
+  check_schedule(schedule, topology_, count);
+  routes_->release_cache();
+  return Simulation(*routes_, gamma_seconds_per_byte_, options_, schedule, count, type).run();
+}
+
+}  // namespace ringlab::simulator

@@ -1,0 +1,100 @@
+// The flow-level model: a discrete-event simulation of a schedule in which every transfer is a
+// flow on its route and flows that cross the same link (or limited switch) share it max-min
+// fairly (docs/simulator.md). Steps:
+//   1. a rank enters step k when it has finished step k-1 (time 0 for step 0);
+//   2. a transfer s -> d of step k (matched by d's receive op) starts when both s and d have
+//      entered step k. It is cut into pieces exactly as the executor cuts it (--segment-bytes,
+//      each element range of a wrapping chunk range apart); the pieces of one transfer go one
+//      after another on one flow, as over one channel;
+//   3. the rates of the flows in the network are max-min fair over the links and limited
+//      switches they cross (max_min.hpp), recomputed, for the flows that share resources with
+//      them, whenever a flow starts or ends;
+//   4. a piece arrives its route's latency after its last byte left (one latency per hop);
+//   5. the receiver reduces the pieces of recv_reduce ops one at a time in the executor's order
+//      (ops in order, pieces in order), each gamma x its bytes once it has arrived and the
+//      previous one is reduced, so reducing one piece overlaps receiving the next;
+//   6. a rank's step ends when its sends have arrived and its receives are reduced.
+// When no two flows ever share a resource and transfers are whole (segment 0) this is exactly
+// the closed form. Deterministic: events at the same time are handled in the order they were
+// created.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "closed_form.hpp"
+#include "datatype.hpp"
+#include "schedule.hpp"
+#include "topology.hpp"
+
+namespace ringlab::simulator {
+
+class FlowRoutes;
+
+struct FlowLevelOptions {
+  // Pieces of at most this many bytes (0: each element range of an op whole), as
+  // ExecuteOptions::segment_bytes.
+  std::int64_t segment_bytes = 0;
+  // Record a timeline (rank steps and transfers) for --trace, up to max_trace_spans spans.
+  bool record_trace = false;
+  std::size_t max_trace_spans = 1'000'000;
+};
+
+// What one link direction or limited switch carried during a prediction.
+struct ResourceLoad {
+  bool is_switch = false;
+  NodeId from = 0;  // the switch itself when is_switch
+  NodeId to = 0;
+  double capacity = 0;      // bytes/s
+  double bytes = 0;         // carried
+  double busy_seconds = 0;  // time with at least one flow on it
+  double utilisation = 0;   // bytes / (capacity x predicted seconds)
+};
+
+// A span of the timeline: a rank's step (peer == -1) or one transfer (rank = the sender).
+struct TraceSpan {
+  int rank = 0;
+  int step = 0;
+  int peer = -1;
+  double bytes = 0;
+  double start_seconds = 0;
+  double end_seconds = 0;
+};
+
+struct FlowPrediction {
+  Prediction prediction;
+  std::vector<ResourceLoad> loads;  // resources that carried bytes, links first, in id order
+  std::vector<TraceSpan> trace;     // when recorded
+  bool trace_truncated = false;     // more spans than max_trace_spans
+  std::int64_t transfers = 0;       // flows simulated
+  std::int64_t events = 0;          // events handled
+};
+
+// Keeps a reference to the topology, which must outlive it, and its routes between calls. Not
+// thread-safe.
+class FlowLevelModel {
+ public:
+  // Throws std::invalid_argument for a negative or non-finite gamma or a negative segment size.
+  FlowLevelModel(const Topology& topology, double gamma_seconds_per_byte = default_gamma_seconds_per_byte,
+                 FlowLevelOptions options = {});
+  ~FlowLevelModel();
+  FlowLevelModel(FlowLevelModel&&) noexcept;
+  FlowLevelModel& operator=(FlowLevelModel&&) = delete;
+
+  // The time of one collective call on `count` elements of `type`; rank r is endpoint r. Refuses
+  // what ClosedFormModel::predict refuses, and throws std::invalid_argument naming a stuck rank,
+  // its step and the peer it waits for when the schedule's sends and receives do not match.
+  FlowPrediction predict(const Schedule& schedule, std::int64_t count, DataType type);
+
+  double gamma_seconds_per_byte() const { return gamma_seconds_per_byte_; }
+  const FlowLevelOptions& options() const { return options_; }
+
+ private:
+  const Topology& topology_;
+  double gamma_seconds_per_byte_;
+  FlowLevelOptions options_;
+  std::unique_ptr<FlowRoutes> routes_;  // kept between calls
+};
+
+}  // namespace ringlab::simulator

@@ -1,0 +1,70 @@
+#include "max_min.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <limits>
+
+namespace ringlab::simulator {
+
+void SharingProblem::add_flow(std::span<const std::int32_t> crossed) {
+  resources.insert(resources.end(), crossed.begin(), crossed.end());
+  flow_start.push_back(static_cast<std::int32_t>(resources.size()));
+}
+
+void SharingProblem::clear() {
+  capacities.clear();
+  flow_start.assign(1, 0);
+  resources.clear();
+}
+
+void max_min_rates(const SharingProblem& problem, SharingWorkspace& work, std::vector<double>& rates) {
+  const int nflows = problem.num_flows();
+  const auto nresources = problem.capacities.size();
+  rates.assign(static_cast<std::size_t>(nflows), std::numeric_limits<double>::infinity());
+  // The flows of each resource, in compressed rows (counting sort by resource).
+  work.capacity_left.assign(problem.capacities.begin(), problem.capacities.end());
+  work.unfrozen.assign(nresources, 0);
+  for (std::int32_t resource : problem.resources) ++work.unfrozen[static_cast<std::size_t>(resource)];
+  work.resource_start.assign(nresources + 1, 0);
+  for (std::size_t r = 0; r < nresources; ++r) work.resource_start[r + 1] = work.resource_start[r] + work.unfrozen[r];
+  work.resource_flows.resize(problem.resources.size());
+  work.fill.assign(work.resource_start.begin(), work.resource_start.end() - 1);
+  for (int f = 0; f < nflows; ++f) {
+    const auto flow = static_cast<std::size_t>(f);
+    for (std::int32_t i = problem.flow_start[flow]; i < problem.flow_start[flow + 1]; ++i) {
+      const auto resource = static_cast<std::size_t>(problem.resources[static_cast<std::size_t>(i)]);
+      work.resource_flows[static_cast<std::size_t>(work.fill[resource]++)] = f;
+    }
+  }
+  work.frozen.assign(static_cast<std::size_t>(nflows), 0);
+  // A min-heap of (fair share, resource); an entry is stale when the resource's share changed since.
+  auto share_of = [&](std::size_t r) { return std::max(0.0, work.capacity_left[r]) / work.unfrozen[r]; };
+  auto later = std::greater<>{};
+  work.heap.clear();
+  for (std::size_t r = 0; r < nresources; ++r)
+    if (work.unfrozen[r] > 0) work.heap.emplace_back(share_of(r), static_cast<std::int32_t>(r));
+  std::make_heap(work.heap.begin(), work.heap.end(), later);
+  while (!work.heap.empty()) {
+    std::pop_heap(work.heap.begin(), work.heap.end(), later);
+    const auto [share, bottleneck] = work.heap.back();
+    work.heap.pop_back();
+    const auto b = static_cast<std::size_t>(bottleneck);
+    if (work.unfrozen[b] == 0 || share != share_of(b)) continue;  // stale
+    for (std::int32_t i = work.resource_start[b]; i < work.resource_start[b + 1]; ++i) {
+      const auto f = static_cast<std::size_t>(work.resource_flows[static_cast<std::size_t>(i)]);
+      if (work.frozen[f]) continue;
+      work.frozen[f] = 1;
+      rates[f] = share;
+      for (std::int32_t j = problem.flow_start[f]; j < problem.flow_start[f + 1]; ++j) {
+        const auto r = static_cast<std::size_t>(problem.resources[static_cast<std::size_t>(j)]);
+        work.capacity_left[r] -= share;
+        if (--work.unfrozen[r] > 0 && r != b) {
+          work.heap.emplace_back(share_of(r), static_cast<std::int32_t>(r));
+          std::push_heap(work.heap.begin(), work.heap.end(), later);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace ringlab::simulator

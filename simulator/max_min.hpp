@@ -1,0 +1,46 @@
+// Max-min fair rates of flows that share capacity-limited resources (links, limited switches),
+// by progressive filling:
+//   1. every flow starts unfrozen; each resource has its capacity left and its unfrozen flows;
+//   2. the resource with the smallest fair share (capacity left / unfrozen flows on it) is the
+//      next bottleneck: its unfrozen flows get that share as their rate and freeze;
+//   3. their rates are taken from the capacity left of every other resource they cross;
+//   4. repeat until every flow is frozen.
+// No flow can then go faster without slowing a flow that is no faster than it. O((R + F h) log R)
+// for R resources, F flows of h resources each. Resources with no flow are ignored; a flow that
+// crosses no resource gets an infinite rate.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <utility>
+#include <vector>
+
+namespace ringlab::simulator {
+
+// Flows in compressed rows: flow f crosses resources[flow_start[f] .. flow_start[f + 1]), indexes
+// into capacities (bytes/s, > 0). flow_start has one more entry than there are flows.
+struct SharingProblem {
+  std::vector<double> capacities;
+  std::vector<std::int32_t> flow_start{0};
+  std::vector<std::int32_t> resources;
+
+  int num_flows() const { return static_cast<int>(flow_start.size()) - 1; }
+  void add_flow(std::span<const std::int32_t> crossed);
+  void clear();
+};
+
+// Scratch space for max_min_rates, kept between calls so that repeated solves do not allocate.
+struct SharingWorkspace {
+  std::vector<double> capacity_left;
+  std::vector<std::int32_t> unfrozen;
+  std::vector<std::int32_t> resource_start;
+  std::vector<std::int32_t> resource_flows;
+  std::vector<std::int32_t> fill;
+  std::vector<unsigned char> frozen;
+  std::vector<std::pair<double, std::int32_t>> heap;
+};
+
+// rates[f] for every flow of the problem (resized to num_flows()).
+void max_min_rates(const SharingProblem& problem, SharingWorkspace& workspace, std::vector<double>& rates);
+
+}  // namespace ringlab::simulator

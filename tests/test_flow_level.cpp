@@ -1,0 +1,290 @@
+// The flow-level simulator (simulator/flow_level.hpp) and its max-min fair sharing
+// (simulator/max_min.hpp): shared links split fairly, the parameter server's incast, multi-hop
+// partners on a ring network, determinism, segments, and equality with the closed form when no
+// two flows share a resource.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "algorithms/algorithm.hpp"
+#include "closed_form.hpp"
+#include "flow_level.hpp"
+#include "max_min.hpp"
+#include "presets.hpp"
+#include "routing.hpp"
+
+namespace ringlab {
+namespace {
+
+using simulator::ClosedFormModel;
+using simulator::FlowLevelModel;
+using simulator::FlowLevelOptions;
+using simulator::FlowPrediction;
+
+constexpr double gamma_seconds_per_byte = 3e-11;
+
+std::vector<double> rates_of(const std::vector<double>& capacities, const std::vector<std::vector<std::int32_t>>& flows) {
+  simulator::SharingProblem problem;
+  problem.capacities = capacities;
+  for (const auto& crossed : flows) problem.add_flow(crossed);
+  simulator::SharingWorkspace workspace;
+  std::vector<double> rates;
+  simulator::max_min_rates(problem, workspace, rates);
+  return rates;
+}
+
+TEST(MaxMinRates, SplitsASharedResourceEqually) {
+  EXPECT_EQ(rates_of({10e9}, {{0}, {0}}), (std::vector<double>{5e9, 5e9}));
+  EXPECT_EQ(rates_of({9e9}, {{0}, {0}, {0}}), (std::vector<double>{3e9, 3e9, 3e9}));
+}
+
+TEST(MaxMinRates, GivesWhatABottleneckLeavesToTheOthers) {
+  // Flow 0 crosses resources 0 and 1, flow 1 only 0, flow 2 only 1. Resource 1 (4) is the first
+  // bottleneck: flows 0 and 2 get 2 each; resource 0 (10) then has 8 left for flow 1.
+  EXPECT_EQ(rates_of({10, 4}, {{0, 1}, {0}, {1}}), (std::vector<double>{2, 8, 2}));
+  // A flow alone on its resources runs at the slowest of them; one crossing none is unlimited.
+  const std::vector<double> rates = rates_of({7, 3, 5}, {{0, 1, 2}, {}});
+  EXPECT_EQ(rates[0], 3);
+  EXPECT_TRUE(std::isinf(rates[1]));
+}
+
+// Ranks 0, 1 under switch A, ranks 2, 3 under switch B; A and B joined by one slower link.
+Topology dumbbell(double edge_bandwidth, double middle_bandwidth, double latency) {
+  Topology topology("dumbbell");
+  for (int rank = 0; rank < 4; ++rank) topology.add_endpoint(fmt::format("rank{}", rank));
+  const NodeId a = topology.add_switch("A");
+  const NodeId b = topology.add_switch("B");
+  topology.add_link(0, a, {edge_bandwidth, latency});
+  topology.add_link(1, a, {edge_bandwidth, latency});
+  topology.add_link(a, b, {middle_bandwidth, latency});
+  topology.add_link(2, b, {edge_bandwidth, latency});
+  topology.add_link(3, b, {edge_bandwidth, latency});
+  topology.validate();
+  return topology;
+}
+
+// One step: `pairs` (sender, receiver) transfer the whole buffer (one chunk).
+Schedule one_step(int nranks, const std::vector<std::pair<int, int>>& pairs, OpKind receive = OpKind::recv) {
+  Schedule schedule;
+  schedule.algorithm = "hand-written";
+  schedule.nranks = nranks;
+  schedule.nchunks = 1;
+  schedule.programs.assign(static_cast<std::size_t>(nranks), RankProgram{{Step{}}});
+  for (const auto& [sender, receiver] : pairs) {
+    schedule.programs[static_cast<std::size_t>(sender)].steps[0].push_back({OpKind::send, receiver, {0, 1}});
+    schedule.programs[static_cast<std::size_t>(receiver)].steps[0].push_back({receive, sender, {0, 1}});
+  }
+  return schedule;
+}
+
+TEST(SimulatorFlowLevel, TwoFlowsOnOneLinkEachGetHalfItsBandwidth) {
+  const Topology topology = dumbbell(100e9, 10e9, 1e-6);
+  const std::int64_t count = 1 << 20;
+  const double bytes = count * 4.0;
+  FlowLevelModel model(topology, 0.0);
+  const double latency = 3e-6;  // three links
+
+  const FlowPrediction alone = model.predict(one_step(4, {{0, 2}}), count, DataType::float32);
+  EXPECT_NEAR(alone.prediction.seconds, latency + bytes / 10e9, 1e-15);
+  const FlowPrediction both = model.predict(one_step(4, {{0, 2}, {1, 3}}), count, DataType::float32);
+  EXPECT_NEAR(both.prediction.seconds, latency + bytes / 5e9, 1e-15);
+  EXPECT_EQ(both.transfers, 2);
+  // The middle link carried both flows and was busy the whole time; each edge link one flow.
+  const DirectedLinkId middle = Topology::forward_of(2);
+  const auto load = std::find_if(both.loads.begin(), both.loads.end(), [&](const simulator::ResourceLoad& l) {
+    return !l.is_switch && l.from == topology.directed_link(middle).from && l.to == topology.directed_link(middle).to;
+  });
+  ASSERT_NE(load, both.loads.end());
+  EXPECT_DOUBLE_EQ(load->bytes, 2 * bytes);
+  EXPECT_NEAR(load->busy_seconds, bytes / 5e9, 1e-15);
+  EXPECT_NEAR(load->utilisation, 2 * bytes / (10e9 * both.prediction.seconds), 1e-12);
+  // Opposite directions of a full-duplex link do not share.
+  const FlowPrediction crossing = model.predict(one_step(4, {{0, 2}, {3, 1}}), count, DataType::float32);
+  EXPECT_NEAR(crossing.prediction.seconds, latency + bytes / 10e9, 1e-15);
+  // The closed form has no contention: both flows at the full 10 GB/s.
+  ClosedFormModel closed(topology, 0.0);
+  EXPECT_NEAR(closed.predict(one_step(4, {{0, 2}, {1, 3}}), count, DataType::float32).seconds, latency + bytes / 10e9,
+              1e-15);
+}
+
+TEST(SimulatorFlowLevel, ParameterServerIncastTakesNMinusOneTimesTheServerLinkTime) {
+  for (int nranks : {2, 4, 9, 32}) {
+    const Topology topology = make_preset_topology(fmt::format("switch:{},bw=10e9,lat=0.5e-6", nranks));
+    FlowLevelOptions options;
+    options.record_trace = true;
+    FlowLevelModel model(topology, 0.0, options);
+    const std::int64_t count = 1 << 18;
+    const double n = count * 4.0;
+    const double link_time = n / 10e9;
+    const FlowPrediction predicted =
+        model.predict(make_schedule("parameter_server", Collective::allreduce, nranks), count, DataType::float32);
+    // Step 0: N-1 workers push n bytes each into the server's one link; step 1: it sends them back.
+    EXPECT_NEAR(predicted.prediction.seconds, 2 * (1e-6 + (nranks - 1) * link_time), 1e-12) << nranks;
+    for (const simulator::TraceSpan& span : predicted.trace)
+      if (span.peer == 0 && span.step == 0) {  // a worker's push: it shares the server's link the whole time
+        EXPECT_NEAR(span.end_seconds - span.start_seconds, 1e-6 + (nranks - 1) * link_time, 1e-12);
+      }
+    const NodeId server = topology.endpoint_node(0);
+    for (const simulator::ResourceLoad& load : predicted.loads)
+      if (load.to == server) {
+        EXPECT_NEAR(load.busy_seconds, (nranks - 1) * link_time, 1e-12);
+      }
+  }
+}
+
+TEST(SimulatorFlowLevel, IntervalPairedPaysForMultiHopPartnersOnARingNetworkOnly) {
+  const int nranks = 8;
+  const std::int64_t count = 8 * 4096;
+  const Schedule paired = make_schedule("interval_paired", Collective::allreduce, nranks);
+  const Schedule ring = make_schedule("ring", Collective::allreduce, nranks);
+  const Topology ring_network = make_preset_topology("ring:8,bw=25e9,lat=1e-6");
+  const Topology switched = make_preset_topology("switch:8,bw=25e9,lat=0.5e-6");
+  FlowLevelModel on_ring(ring_network, gamma_seconds_per_byte);
+  FlowLevelModel on_switch(switched, gamma_seconds_per_byte);
+  ClosedFormModel closed_on_ring(ring_network, gamma_seconds_per_byte);
+  ClosedFormModel closed_on_switch(switched, gamma_seconds_per_byte);
+
+  // On the switch every route is two private hops: nothing is shared, flow = closed form.
+  const double switch_flow = on_switch.predict(paired, count, DataType::float32).prediction.seconds;
+  EXPECT_NEAR(switch_flow, closed_on_switch.predict(paired, count, DataType::float32).seconds, 1e-12 * switch_flow);
+  // On the ring network a partner d hops away sends over d links, and those links carry the flows
+  // of the ranks in between too: more time than the closed form, which only adds the latencies.
+  const FlowPrediction ring_flow = on_ring.predict(paired, count, DataType::float32);
+  const double ring_closed = closed_on_ring.predict(paired, count, DataType::float32).seconds;
+  EXPECT_GT(ring_flow.prediction.seconds, 1.2 * ring_closed);
+  // Every byte is carried once per hop.
+  Router router(ring_network);
+  double hop_bytes = 0;
+  for (int rank = 0; rank < nranks; ++rank) {
+    const RankProgram program = paired.program(rank);
+    for (const Step& step : program.steps)
+      for (const Op& op : step)
+        if (op.kind == OpKind::send)
+          hop_bytes += static_cast<double>(element_count(op.chunks, count, paired.nchunks)) * 4.0 *
+                       router.route(rank, op.peer).hops();
+  }
+  double carried = 0;
+  for (const simulator::ResourceLoad& load : ring_flow.loads) carried += load.bytes;
+  EXPECT_NEAR(carried, hop_bytes, 1e-9 * hop_bytes);
+  // The ring algorithm talks to neighbours only: one hop, nothing shared, flow = closed form.
+  const double ring_algorithm = on_ring.predict(ring, count, DataType::float32).prediction.seconds;
+  EXPECT_NEAR(ring_algorithm, closed_on_ring.predict(ring, count, DataType::float32).seconds, 1e-12 * ring_algorithm);
+}
+
+TEST(SimulatorFlowLevel, EqualsTheClosedFormWhenNothingIsShared) {
+  // On switch:N each rank's up and down links are its ports: the closed form's per-port sums are
+  // what max-min sharing gives when a rank's concurrent transfers are the same size (counts that
+  // every chunk divides evenly), so every algorithm and collective must agree.
+  for (int nranks : {2, 3, 4, 5, 8, 12, 16}) {
+    const Topology topology = make_preset_topology(fmt::format("switch:{},bw=10e9,lat=0.5e-6", nranks));
+    FlowLevelModel flow(topology, gamma_seconds_per_byte);
+    ClosedFormModel closed(topology, gamma_seconds_per_byte);
+    for (const AlgorithmInfo& info : algorithms()) {
+      for (Collective collective : info.collectives) {
+        const Schedule schedule = make_schedule(info.name, collective, nranks);
+        for (std::int64_t chunks_each : {1, 1000, 65536}) {
+          const std::int64_t count = chunks_each * schedule.nchunks;
+          const double expected = closed.predict(schedule, count, DataType::float32).seconds;
+          const FlowPrediction predicted = flow.predict(schedule, count, DataType::float32);
+          EXPECT_NEAR(predicted.prediction.seconds, expected, 1e-9 * expected)
+              << info.name << " " << name_of(collective) << " N " << nranks << " count " << count;
+          EXPECT_EQ(predicted.prediction.steps, schedule.num_steps());
+        }
+      }
+    }
+  }
+}
+
+TEST(SimulatorFlowLevel, SegmentsOverlapReducingOnePieceWithReceivingTheNext) {
+  // Ring all-reduce on 2 ranks: step 0 sends and reduces half the buffer (b bytes), step 1 sends
+  // the other half back. Whole: 2 (alpha + b beta) + b gamma. In k pieces the reduction of each
+  // piece overlaps the next one's transfer (gamma < beta here), leaving one piece's reduction.
+  const Topology topology = make_preset_topology("switch:2,bw=10e9,lat=0.5e-6");
+  const double gamma = 2e-11;
+  const std::int64_t count = 1 << 20;
+  const double b = count * 4.0 / 2;
+  const double alpha = 1e-6;
+  const double beta = 1 / 10e9;
+  const Schedule ring = make_schedule("ring", Collective::allreduce, 2);
+  FlowLevelModel whole(topology, gamma);
+  EXPECT_NEAR(whole.predict(ring, count, DataType::float32).prediction.seconds, 2 * (alpha + b * beta) + b * gamma, 1e-15);
+  FlowLevelOptions options;
+  options.segment_bytes = 256 * 1024;
+  FlowLevelModel segmented(topology, gamma, options);
+  EXPECT_NEAR(segmented.predict(ring, count, DataType::float32).prediction.seconds,
+              2 * (alpha + b * beta) + static_cast<double>(options.segment_bytes) * gamma, 1e-12);
+}
+
+TEST(SimulatorFlowLevel, IsDeterministicRunToRun) {
+  for (const char* preset : {"torus2d:4x4", "pcie-tree,switches=2,gpus_per_switch=4", "host-shm:6,cores=2",
+                             "nvswitch:4,nodes:4"}) {
+    const Topology topology = make_preset_topology(preset);
+    const int nranks = topology.num_endpoints();
+    FlowLevelOptions options;
+    options.record_trace = true;
+    options.segment_bytes = 64 * 1024;
+    for (const AlgorithmInfo& info : algorithms()) {
+      const Schedule schedule = make_schedule(info.name, Collective::allreduce, nranks);
+      FlowLevelModel first(topology, gamma_seconds_per_byte, options);
+      FlowLevelModel second(topology, gamma_seconds_per_byte, options);
+      const FlowPrediction a = first.predict(schedule, 1234567, DataType::float32);
+      const FlowPrediction again = first.predict(schedule, 1234567, DataType::float32);
+      const FlowPrediction b = second.predict(schedule, 1234567, DataType::float32);
+      for (const FlowPrediction* other : {&again, &b}) {
+        EXPECT_EQ(a.prediction.seconds, other->prediction.seconds) << preset << " " << info.name;
+        EXPECT_EQ(a.prediction.rank_finish_seconds, other->prediction.rank_finish_seconds);
+        EXPECT_EQ(a.events, other->events);
+        ASSERT_EQ(a.loads.size(), other->loads.size());
+        for (std::size_t i = 0; i < a.loads.size(); ++i) EXPECT_EQ(a.loads[i].busy_seconds, other->loads[i].busy_seconds);
+        ASSERT_EQ(a.trace.size(), other->trace.size());
+        for (std::size_t i = 0; i < a.trace.size(); ++i) EXPECT_EQ(a.trace[i].end_seconds, other->trace[i].end_seconds);
+      }
+    }
+  }
+}
+
+TEST(SimulatorFlowLevel, ReportsPerRankFinishTimesAndCapsTheTrace) {
+  const Topology topology = make_preset_topology("switch:6");
+  FlowLevelOptions options;
+  options.record_trace = true;
+  options.max_trace_spans = 10;
+  FlowLevelModel model(topology, gamma_seconds_per_byte, options);
+  const FlowPrediction predicted =
+      model.predict(make_schedule("ring", Collective::allreduce, 6), 6000, DataType::float32);
+  ASSERT_EQ(predicted.prediction.rank_finish_seconds.size(), 6u);
+  EXPECT_EQ(*std::max_element(predicted.prediction.rank_finish_seconds.begin(),
+                              predicted.prediction.rank_finish_seconds.end()),
+            predicted.prediction.seconds);
+  EXPECT_EQ(predicted.trace.size(), 10u);
+  EXPECT_TRUE(predicted.trace_truncated);
+  EXPECT_EQ(predicted.transfers, 6 * 10);  // 2 (N - 1) steps, one transfer per rank each
+}
+
+TEST(SimulatorFlowLevel, RefusesBadInput) {
+  const Topology topology = make_preset_topology("switch:4");
+  EXPECT_THROW(FlowLevelModel(topology, -1.0), std::invalid_argument);
+  FlowLevelOptions negative;
+  negative.segment_bytes = -1;
+  EXPECT_THROW(FlowLevelModel(topology, 0.0, negative), std::invalid_argument);
+  FlowLevelModel model(topology);
+  EXPECT_THROW(model.predict(make_schedule("ring", Collective::allreduce, 5), 100, DataType::float32),
+               std::invalid_argument);
+  // A receive no rank sends: the receiver would wait for ever; the model says who and where.
+  Schedule unmatched = one_step(4, {{0, 1}});
+  unmatched.programs[2].steps[0].push_back({OpKind::recv, 3, {0, 1}});
+  try {
+    model.predict(unmatched, 100, DataType::float32);
+    ADD_FAILURE() << "an unmatched receive was simulated";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_NE(std::string(error.what()).find("rank 2"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("do not match"), std::string::npos) << error.what();
+  }
+}
+
+}  // namespace
+}  // namespace ringlab
