@@ -3,6 +3,7 @@
 // |error| per algorithm and N over sizes >= --min-bytes (docs/compare.md).
 #include <fmt/format.h>
 
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -12,6 +13,7 @@
 #include "closed_form.hpp"
 #include "commands.hpp"
 #include "compare.hpp"
+#include "flow_level.hpp"
 #include "report.hpp"
 #include "topology_io.hpp"
 
@@ -77,11 +79,24 @@ int run_compare(const CompareArguments& arguments) {
   bench::check_output_path(arguments.json, arguments.force);
   const double gamma = simulator::choose_gamma(topology, arguments.gamma_seconds_per_byte);
 
-  // One entry per model; the flow-level model (simulator/flow_model.hpp) becomes a second entry.
+  // One entry per model. The flow-level model cuts transfers as the bench did: one model per
+  // segment size met in the reports.
   auto closed_form = std::make_shared<simulator::ClosedFormModel>(topology, gamma);
+  auto flow_models = std::make_shared<std::map<std::int64_t, simulator::FlowLevelModel>>();
   const std::vector<simulator::Predictor> predictors = {
-      {"closed-form", [closed_form](const Schedule& schedule, std::int64_t count, DataType type) {
+      {"closed-form",
+       [closed_form](const Schedule& schedule, std::int64_t count, DataType type, std::int64_t) {
          return closed_form->predict(schedule, count, type).seconds;
+       }},
+      {"flow-level", [flow_models, &topology, gamma](const Schedule& schedule, std::int64_t count, DataType type,
+                                                     std::int64_t segment_bytes) {
+         auto model = flow_models->find(segment_bytes);
+         if (model == flow_models->end()) {
+           simulator::FlowLevelOptions options;
+           options.segment_bytes = segment_bytes;
+           model = flow_models->emplace(segment_bytes, simulator::FlowLevelModel(topology, gamma, options)).first;
+         }
+         return model->second.predict(schedule, count, type).prediction.seconds;
        }}};
 
   simulator::Comparison comparison = simulator::compare_reports(reports, predictors, min_bytes);

@@ -1,5 +1,6 @@
 // `ringlab simulate`: predicts the bench table (and its ringlab.bench/1 report, kind "predicted")
-// with the closed-form model on a topology (docs/simulator.md).
+// with the flow-level or the closed-form model on a topology, and writes a Chrome/Perfetto trace of
+// one flow-level simulation (docs/simulator.md).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -13,6 +14,8 @@
 #include "algorithms/algorithm.hpp"
 #include "cli_util.hpp"
 #include "closed_form.hpp"
+#include "flow_level.hpp"
+#include "flow_trace.hpp"
 #include "commands.hpp"
 #include "execute.hpp"
 #include "machine_info.hpp"
@@ -30,11 +33,18 @@ struct SimulateArguments {
   std::string topology;
   int ranks = 0;  // 0: the topology's endpoint count
   std::optional<double> gamma_seconds_per_byte;  // empty: the topology's, else the default
+  std::string model = "flow-level";
+  std::int64_t segment_bytes = std::int64_t{1} << 20;  // the bench's default
+  std::string trace;
   std::string command_line;
 };
 
-// The sweep options of a prediction: one "iteration", nothing checked (#wrong is N/A), whole
-// transfers, op sum (the model prices every op alike). mpi-native has no schedule: "all" leaves it
+constexpr const char* flow_level_name = "flow-level";
+constexpr const char* closed_form_name = "closed-form";
+
+// The sweep options of a prediction: one "iteration", nothing checked (#wrong is N/A), op sum (the
+// models price every op alike); segments as given for the flow-level model, whole transfers for
+// the closed form (which does not model them). mpi-native has no schedule: "all" leaves it
 // out, naming it adds a note.
 bench::BenchOptions to_options(const SimulateArguments& arguments, std::vector<std::string>& notes) {
   bench::BenchOptions options;
@@ -42,7 +52,10 @@ bench::BenchOptions to_options(const SimulateArguments& arguments, std::vector<s
   options.iterations = 1;
   options.warmup_iterations = 0;
   options.check = false;
-  options.segment_bytes = 0;
+  if (arguments.segment_bytes < 0)
+    throw std::invalid_argument(fmt::format("--segment-bytes {} is negative; pass 0 for whole transfers",
+                                            arguments.segment_bytes));
+  options.segment_bytes = arguments.model == flow_level_name ? static_cast<std::size_t>(arguments.segment_bytes) : 0;
   std::vector<std::string> valid;
   for (const AlgorithmInfo& info : algorithms()) valid.emplace_back(info.name);
   std::vector<std::string> listed = valid;  // "all": the algorithms with a schedule
@@ -71,10 +84,27 @@ int check_ranks(const SimulateArguments& arguments, const Topology& topology) {
   return arguments.ranks;
 }
 
+void check_trace_request(const SimulateArguments& arguments, const bench::BenchOptions& options,
+                         const std::vector<bench::SweepSize>& sizes) {
+  if (arguments.trace.empty()) return;
+  if (arguments.model != flow_level_name)
+    throw std::invalid_argument("--trace records a flow-level simulation; drop --model closed-form");
+  if (options.algorithms.size() != 1 || sizes.size() != 1)
+    throw std::invalid_argument(fmt::format(
+        "--trace records one simulation: give one algorithm (--algo NAME) and one size (-b SIZE -e SIZE); this run "
+        "has {} algorithms and {} sizes",
+        options.algorithms.size(), sizes.size()));
+  bench::check_output_path(arguments.trace, arguments.sweep.force);
+}
+
 void print_simulate_header(const bench::RunDescription& run, const bench::BenchOptions& options, const Topology& topology) {
   fmt::print("# ringlab simulate: {}\n", run.command);
-  fmt::print("# model {}: alpha-beta-gamma along each route, per-port, no contention | gamma {:g} s/B\n",
-             run.model->name, run.model->gamma_seconds_per_byte);
+  if (run.model->name == flow_level_name)
+    fmt::print("# model {}: discrete events, flows share each link max-min fairly | segments {} B | gamma {:g} s/B\n",
+               run.model->name, options.segment_bytes, run.model->gamma_seconds_per_byte);
+  else
+    fmt::print("# model {}: alpha-beta-gamma along each route, per-port, no contention | gamma {:g} s/B\n",
+               run.model->name, run.model->gamma_seconds_per_byte);
   fmt::print("# topology {} | {} ranks | {} switches | {} links\n", topology.name(), run.nranks,
              topology.num_switches(), topology.num_links());
   fmt::print("# sizes {}..{} B | type {} | op {} | predicted: in-place = out-of-place, #wrong N/A\n",
@@ -98,40 +128,85 @@ bench::ResultRow predicted_row(const std::string& algorithm, const bench::SweepS
   return row;
 }
 
+// The busiest resource of one flow-level prediction, as a note line.
+std::string busiest_note(const std::string& algorithm, std::int64_t bytes, const simulator::FlowPrediction& predicted,
+                         const Topology& topology) {
+  const simulator::ResourceLoad* busiest = nullptr;
+  for (const simulator::ResourceLoad& load : predicted.loads)
+    if (!busiest || load.busy_seconds > busiest->busy_seconds) busiest = &load;
+  if (!busiest) return fmt::format("{} at {} B: no link carried a byte", algorithm, bytes);
+  const std::string where = busiest->is_switch ? fmt::format("switch {}", topology.node(busiest->from).name)
+                                               : fmt::format("link {} -> {}", topology.node(busiest->from).name,
+                                                             topology.node(busiest->to).name);
+  const double total = predicted.prediction.seconds;
+  return fmt::format("{} at {} B: busiest {}, busy {:.1f} % of the time, {:.1f} % of its capacity used", algorithm,
+                     bytes, where, total > 0 ? 100 * busiest->busy_seconds / total : 0.0, 100 * busiest->utilisation);
+}
+
 int run_simulate(const SimulateArguments& arguments) {
   // Everything that can be refused is refused before the first prediction.
   const Topology topology = load_topology(arguments.topology);
   const int nranks = check_ranks(arguments, topology);
+  if (arguments.model != flow_level_name && arguments.model != closed_form_name)
+    throw std::invalid_argument(fmt::format("--model {} is not a model; pick {} or {}", arguments.model,
+                                            flow_level_name, closed_form_name));
   std::vector<std::string> notes;
   const bench::BenchOptions options = to_options(arguments, notes);
   const std::vector<bench::SweepSize> sizes = bench::sweep_sizes(options, &notes);
   bench::check_output_path(arguments.sweep.json, arguments.sweep.force);
-  simulator::ClosedFormModel model(topology, simulator::choose_gamma(topology, arguments.gamma_seconds_per_byte));
+  check_trace_request(arguments, options, sizes);
+  const double gamma = simulator::choose_gamma(topology, arguments.gamma_seconds_per_byte);
+  const bool flow_level = arguments.model == flow_level_name;
+  simulator::ClosedFormModel closed_form(topology, gamma);
+  simulator::FlowLevelOptions flow_options;
+  flow_options.segment_bytes = static_cast<std::int64_t>(options.segment_bytes);
+  flow_options.record_trace = !arguments.trace.empty();
+  simulator::FlowLevelModel flow_model(topology, gamma, flow_options);
   std::vector<Schedule> schedules;
   for (const std::string& name : options.algorithms)
     schedules.push_back(make_schedule(name, Collective::allreduce, nranks, options.algorithm_options));
 
   bench::RunDescription run{arguments.command_line, "simulator",
-                            fmt::format("closed-form model on topology {}", topology.name()), nranks,
+                            fmt::format("{} model on topology {}", arguments.model, topology.name()), nranks,
                             bench::describe_machine(std::nullopt), std::move(notes),
-                            bench::ModelDescription{"closed-form", arguments.topology, model.gamma_seconds_per_byte()}, {}};
+                            bench::ModelDescription{arguments.model, arguments.topology, gamma}, {}};
   if (!options.quiet) print_simulate_header(run, options, topology);
   std::vector<bench::ResultRow> rows;
+  std::vector<std::string> busiest;  // per algorithm, at the largest size
   for (const bench::SweepSize& size : sizes) {
     std::vector<bench::ResultRow> size_rows;
     for (std::size_t i = 0; i < schedules.size(); ++i) {
-      const double seconds = model.predict(schedules[i], size.count, options.type).seconds;
+      double seconds = 0;
+      if (flow_level) {
+        const simulator::FlowPrediction predicted = flow_model.predict(schedules[i], size.count, options.type);
+        seconds = predicted.prediction.seconds;
+        if (&size == &sizes.back()) busiest.push_back(busiest_note(options.algorithms[i], size.bytes, predicted, topology));
+        if (!arguments.trace.empty()) {
+          const nlohmann::json context = {{"command", arguments.command_line}, {"model", arguments.model},
+                                          {"algorithm", options.algorithms[i]}, {"bytes", size.bytes},
+                                          {"count", size.count}, {"datatype", name_of(options.type)},
+                                          {"topology", arguments.topology}, {"segment_bytes", options.segment_bytes},
+                                          {"gamma_seconds_per_byte", gamma}};
+          bench::write_report(arguments.trace, simulator::flow_trace_json(predicted, topology, context));
+        }
+      } else {
+        seconds = closed_form.predict(schedules[i], size.count, options.type).seconds;
+      }
       for (bool in_place : {false, true})
         size_rows.push_back(predicted_row(options.algorithms[i], size, seconds, in_place, nranks));
     }
     if (!options.quiet) bench::print_size_rows(stdout, size_rows, options);
     rows.insert(rows.end(), size_rows.begin(), size_rows.end());
   }
-  if (!options.quiet) bench::print_footer(stdout, rows, options);
+  if (!options.quiet) {
+    bench::print_footer(stdout, rows, options);
+    for (const std::string& line : busiest) fmt::print("# {}\n", line);
+  }
   if (!arguments.sweep.json.empty()) {
     bench::write_report(arguments.sweep.json, bench::make_report(run, options, rows, true));
     if (!options.quiet) fmt::print("# report written to {}\n", arguments.sweep.json);
   }
+  if (!arguments.trace.empty() && !options.quiet) fmt::print("# trace written to {}\n", arguments.trace);
   return 0;
 }
 
@@ -141,8 +216,9 @@ CommandRunner add_simulate_command(CLI::App& app, const std::string& command_lin
   auto arguments = std::make_shared<SimulateArguments>();
   arguments->command_line = command_line;
   CLI::App* command = app.add_subcommand(
-      "simulate", "Predict the bench table on a topology with the closed-form model (alpha-beta-gamma along each "
-                  "route, no contention); --json writes a ringlab.bench/1 report of kind predicted.");
+      "simulate", "Predict the bench table on a topology with the flow-level model (flows share links max-min "
+                  "fairly) or the closed form (alpha-beta-gamma along each route, no contention); --json writes a "
+                  "ringlab.bench/1 report of kind predicted, --trace a Chrome/Perfetto timeline.");
   command->add_option("--topology", arguments->topology, "Preset (see 'ringlab topology show --help') or JSON file")
       ->required();
   add_sweep_options(*command, arguments->sweep);
@@ -151,6 +227,14 @@ CommandRunner add_simulate_command(CLI::App& app, const std::string& command_lin
                       fmt::format("Reduction cost, seconds per byte reduced (default: the topology file's "
                                   "gamma_seconds_per_byte, else {:g})",
                                   simulator::default_gamma_seconds_per_byte));
+  command->add_option("--model", arguments->model, "flow-level or closed-form")->capture_default_str();
+  command->add_option("--segment-bytes", arguments->segment_bytes,
+                      "Segment size the executor cuts transfers into, as ringlab bench's (0 = whole transfers; "
+                      "flow-level model only)")
+      ->capture_default_str();
+  command->add_option("--trace", arguments->trace,
+                      "Write a Chrome-trace/Perfetto JSON timeline of the simulation, with per-link loads "
+                      "(flow-level; one algorithm and one size)");
   return [arguments] { return run_simulate(*arguments); };
 }
 

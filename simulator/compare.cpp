@@ -103,6 +103,10 @@ MeasuredReport read_measured_report(const std::string& path) {
   } catch (const std::invalid_argument& error) {
     fail(path, fmt::format("config.datatype: {}", error.what()));
   }
+  if (config.contains("segment_bytes")) {
+    report.segment_bytes = integer_member(config, "segment_bytes", path, "config");
+    if (report.segment_bytes < 0) fail(path, "config.segment_bytes must not be negative");
+  }
   const nlohmann::json& results = member(document, "results", path, "(top level)");
   if (!results.is_array()) fail(path, "results: expected an array of rows");
   for (std::size_t i = 0; i < results.size(); ++i) report.rows.push_back(row_from_json(results[i], path, i));
@@ -128,7 +132,7 @@ Comparison compare_reports(const std::vector<MeasuredReport>& reports, const std
         schedules.emplace(key, make_schedule(row.algorithm, Collective::allreduce, report.nranks));
       ComparedRow compared{report.path, report.nranks, report.type, row, {}, {}};
       for (const Predictor& predictor : predictors) {
-        const double predicted = predictor.seconds(schedules.at(key), row.count, report.type);
+        const double predicted = predictor.seconds(schedules.at(key), row.count, report.type, report.segment_bytes);
         compared.predicted_seconds.push_back(predicted);
         compared.relative_error.push_back((predicted - row.measured_seconds) / row.measured_seconds);
       }

@@ -4,7 +4,8 @@
 //      placement, time_us.p50 = the median call);
 //   2. for every row of an algorithm with a schedule, build the schedule the bench ran
 //      (make_schedule(algorithm, allreduce, N), default options) once per (algorithm, N), and ask
-//      every Predictor for the time of that schedule on the row's count and type;
+//      every Predictor for the time of that schedule on the row's count and type and the report's
+//      segment size;
 //   3. relative error = (predicted - measured) / measured per row and model;
 //   4. per (algorithm, N, model): median and p90 (nearest rank) of |error| over the rows with
 //      size >= min_bytes, both placements counted.
@@ -34,6 +35,7 @@ struct MeasuredReport {
   std::string path;
   int nranks = 0;
   DataType type = DataType::float32;
+  std::int64_t segment_bytes = std::int64_t{1} << 20;  // config.segment_bytes (the bench's default when absent)
   std::vector<MeasuredRow> rows;
 };
 
@@ -44,7 +46,8 @@ MeasuredReport read_measured_report(const std::string& path);
 
 struct Predictor {
   std::string name;  // e.g. "closed-form"
-  std::function<double(const Schedule&, std::int64_t count, DataType type)> seconds;
+  // The time of one call; segment_bytes is the segment size the bench ran with.
+  std::function<double(const Schedule&, std::int64_t count, DataType type, std::int64_t segment_bytes)> seconds;
 };
 
 struct ComparedRow {

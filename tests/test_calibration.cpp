@@ -215,7 +215,7 @@ TEST(CompareReports, ErrorsAndTheirStatistics) {
                            1e-3 * (1 << i)});
   report.rows.push_back({"ring", 1024, 256, "in-place", 1e-3});  // below min_bytes: not summarised
   report.rows.push_back({"mpi-native", 65536, 16384, "in-place", 1e-3});
-  const simulator::Predictor constant{"constant", [](const Schedule&, std::int64_t, DataType) { return 1.1e-3; }};
+  const simulator::Predictor constant{"constant", [](const Schedule&, std::int64_t, DataType, std::int64_t) { return 1.1e-3; }};
   const simulator::Comparison comparison = simulator::compare_reports({report}, {constant}, 65536);
   ASSERT_EQ(comparison.rows.size(), 5u);
   EXPECT_NEAR(comparison.rows[0].relative_error[0], 0.1, 1e-12);
@@ -237,7 +237,7 @@ TEST(CompareReports, ErrorsAndTheirStatistics) {
 TEST(CompareReports, ClosedFormPredictorPricesTheScheduleTheBenchRan) {
   const Topology topology = make_preset_topology("switch:4,bw=1e9,lat=1e-6");
   simulator::ClosedFormModel model(topology, 0);
-  const simulator::Predictor closed_form{"closed-form", [&](const Schedule& schedule, std::int64_t count, DataType type) {
+  const simulator::Predictor closed_form{"closed-form", [&](const Schedule& schedule, std::int64_t count, DataType type, std::int64_t) {
                                            return model.predict(schedule, count, type).seconds;
                                          }};
   simulator::MeasuredReport report;
@@ -247,6 +247,22 @@ TEST(CompareReports, ClosedFormPredictorPricesTheScheduleTheBenchRan) {
   // ring, N = 4, n = 4 MiB on 1 GB/s links, 2 hops of 1 us: 6 steps x 2 us + 2 x 3/4 x n / 1e9.
   const double expected = 6 * 2e-6 + 2 * 0.75 * (4 << 20) / 1e9;
   EXPECT_NEAR(comparison.rows[0].predicted_seconds[0], expected, 1e-9);
+}
+
+TEST(CompareReports, PassesTheReportsSegmentSizeToThePredictors) {
+  std::vector<std::int64_t> seen;
+  const simulator::Predictor recording{"recording", [&](const Schedule&, std::int64_t, DataType, std::int64_t segment) {
+                                         seen.push_back(segment);
+                                         return 1.0;
+                                       }};
+  simulator::MeasuredReport whole;
+  whole.nranks = 2;
+  whole.segment_bytes = 0;
+  whole.rows.push_back({"ring", 1024, 256, "out-of-place", 1.0});
+  simulator::MeasuredReport segmented = whole;
+  segmented.segment_bytes = 65536;
+  simulator::compare_reports({whole, segmented}, {recording}, 0);
+  EXPECT_EQ(seen, (std::vector<std::int64_t>{0, 65536}));
 }
 
 }  // namespace
