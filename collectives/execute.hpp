@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -63,7 +64,11 @@ class Executor {
            DataType type, ReduceOp op, const ExecuteOptions& options);
 
  private:
-  std::vector<std::byte> scratch_;
+  // Receives that cannot land in the output; from comm.allocate_scratch, of the output's memory
+  // kind, kept while the communicator and that kind stay the same.
+  std::unique_ptr<CommBuffer> scratch_;
+  const Communicator* scratch_owner_ = nullptr;
+  bool scratch_on_device_ = false;
 };
 
 // The name of the native baseline (MPI_Allreduce through the mpi backend).
