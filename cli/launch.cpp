@@ -11,6 +11,10 @@
 #ifdef RINGLAB_HAVE_MPI
 #include "backends/mpi_communicator.hpp"
 #endif
+#ifdef RINGLAB_HAVE_CUDA
+#include "cuda_peer_communicator.hpp"
+#include "device_memory.hpp"
+#endif
 
 namespace ringlab::cli {
 
@@ -27,26 +31,52 @@ const char* launcher_size() {
 std::string resolve_backend(const std::string& backend) {
   if (backend == "auto") return launcher_size() != nullptr || std::getenv("PMI_RANK") ? "mpi" : "threads";
   if (backend == "mpi" || backend == "threads") return backend;
-  throw std::invalid_argument(fmt::format("unknown backend '{}'; valid backends: auto, mpi, threads", backend));
+  if (backend == "cuda-peer") {
+#ifdef RINGLAB_HAVE_CUDA
+    return backend;
+#else
+    throw std::invalid_argument("this ringlab was built without CUDA (RINGLAB_ENABLE_CUDA=OFF, or no nvcc was found); "
+                                "configure with -DRINGLAB_ENABLE_CUDA=ON for --backend cuda-peer");
+#endif
+  }
+  throw std::invalid_argument(fmt::format("unknown backend '{}'; valid backends: auto, mpi, threads, cuda-peer", backend));
 }
 
+bool is_device_backend(const std::string& backend) { return backend == "cuda-peer"; }
+
 int expected_ranks(const std::string& backend, int thread_ranks) {
-  if (backend == "threads") return thread_ranks;
+  if (backend == "threads" || backend == "cuda-peer") return thread_ranks;
   const char* size = launcher_size();
   return size ? std::max(1, std::atoi(size)) : 1;
 }
 
 int run_ranks(const std::string& backend, int thread_ranks, const std::function<int(Communicator&)>& body) {
-  if (backend == "threads") {
-    if (thread_ranks < 1) throw std::invalid_argument(fmt::format("--ranks must be at least 1 (got {})", thread_ranks));
+  return run_ranks(backend, DeviceLayout{thread_ranks, 0, 0}, body);
+}
+
+int run_ranks(const std::string& backend, const DeviceLayout& layout, const std::function<int(Communicator&)>& body) {
+  // Runs body on every rank through `start` (one thread per rank) and returns the largest status.
+  auto largest_status = [&](const auto& start) {
     std::mutex status_mutex;
     int status = 0;
-    run_threads(thread_ranks, [&](Communicator& comm) {
+    start([&](Communicator& comm) {
       const int rank_status = body(comm);
       const std::lock_guard lock(status_mutex);
       status = std::max(status, rank_status);
     });
     return status;
+  };
+  if (backend == "cuda-peer") {
+#ifdef RINGLAB_HAVE_CUDA
+    const std::vector<int> devices = assign_devices(layout, cuda::visible_device_count());
+    return largest_status([&](const std::function<void(Communicator&)>& rank_body) { cuda::run_cuda_peer(devices, rank_body); });
+#else
+    throw std::invalid_argument("this ringlab was built without CUDA; use --backend threads or mpi");
+#endif
+  }
+  if (backend == "threads") {
+    if (layout.ranks < 1) throw std::invalid_argument(fmt::format("--ranks must be at least 1 (got {})", layout.ranks));
+    return largest_status([&](const std::function<void(Communicator&)>& rank_body) { run_threads(layout.ranks, rank_body); });
   }
 #ifdef RINGLAB_HAVE_MPI
   MpiEnvironment environment;

@@ -35,6 +35,9 @@ void print_header(std::FILE* out, const RunDescription& run, const BenchOptions&
              run.machine.cores, static_cast<double>(run.machine.memory_bytes) / (1 << 30), run.machine.os);
   fmt::print(out, "# backend {} | {} ranks | MPI: {} | memcpy {:.2f} GB/s (this run)\n", run.backend, run.nranks,
              run.machine.mpi_library.value_or("none"), run.machine.memcpy_gbps);
+  if (run.machine.cuda_version)
+    fmt::print(out, "# CUDA {} | NCCL {}\n", *run.machine.cuda_version, run.machine.nccl_version.value_or("none"));
+  for (const std::string& gpu : run.machine.gpus) fmt::print(out, "# gpu {}\n", gpu);
   fmt::print(out, "# transport {}\n", run.transport);
   if (!run.buffers.empty()) fmt::print(out, "# buffers {}\n", run.buffers);
   fmt::print(out, "# sizes {}..{} B | type {} | op {} | iters {} warmup {} | check {} | average {} | segment {} B\n",

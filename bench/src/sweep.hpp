@@ -50,11 +50,14 @@ struct SweepProgress {
 
 // The buffers of a sweep, sized for its largest message and touched before any timing. Input and
 // output come from the communicator (registered shared memory on the mpi backend when
-// options.register_buffers, so peers read sends in place), `expected` from the heap.
+// options.register_buffers, so peers read sends in place; device memory when
+// options.device_buffers), `expected` from the heap. Device buffers are filled and checked
+// through `staging`, a host buffer of the same size, with Communicator::copy.
 struct SweepBuffers {
   std::unique_ptr<CommBuffer> input;
   std::unique_ptr<CommBuffer> output;
   std::vector<std::byte> expected;
+  std::vector<std::byte> staging;
   // How input and output were allocated, in words (the report's config.buffers).
   std::string description() const;
 };

@@ -1,0 +1,103 @@
+#include "device_memory.hpp"
+
+#include <fmt/format.h>
+
+namespace ringlab::cuda {
+
+ScopedDevice::ScopedDevice(DeviceContext where) {
+  check_cuda(cudaGetDevice(&previous_), where, "cudaGetDevice");
+  if (previous_ != where.device) {
+    check_cuda(cudaSetDevice(where.device), where, "cudaSetDevice");
+    changed_ = true;
+  }
+}
+
+ScopedDevice::ScopedDevice(DeviceContext where, std::nothrow_t) noexcept {
+  if (cudaGetDevice(&previous_) == cudaSuccess && previous_ != where.device)
+    changed_ = cudaSetDevice(where.device) == cudaSuccess;
+}
+
+ScopedDevice::~ScopedDevice() {
+  if (changed_) cudaSetDevice(previous_);
+}
+
+Stream::Stream(DeviceContext where) : where_(where) {
+  const ScopedDevice device(where);
+  check_cuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), where, "cudaStreamCreateWithFlags");
+}
+
+Stream::~Stream() {
+  const ScopedDevice device(where_, std::nothrow);
+  cudaStreamSynchronize(stream_);
+  cudaStreamDestroy(stream_);
+}
+
+EventPool::~EventPool() {
+  for (cudaEvent_t event : free_) cudaEventDestroy(event);
+}
+
+std::unique_ptr<EventPool::Lease> EventPool::acquire() {
+  cudaEvent_t event = nullptr;
+  {
+    const std::lock_guard lock(mutex_);
+    if (!free_.empty()) {
+      event = free_.back();
+      free_.pop_back();
+    }
+  }
+  if (event == nullptr) {
+    const ScopedDevice device(where_);
+    check_cuda(cudaEventCreateWithFlags(&event, cudaEventDisableTiming), where_, "cudaEventCreateWithFlags");
+  }
+  return std::make_unique<Lease>(shared_from_this(), event);
+}
+
+void EventPool::release(cudaEvent_t event) {
+  const std::lock_guard lock(mutex_);
+  free_.push_back(event);
+}
+
+DeviceBuffer::DeviceBuffer(std::size_t bytes, DeviceContext where, cudaStream_t stream)
+    : where_(where), stream_(stream), bytes_(bytes) {
+  if (bytes == 0) return;
+  const ScopedDevice device(where);
+  void* memory = nullptr;
+  const std::string call = fmt::format("{}({} bytes)", stream ? "cudaMallocAsync" : "cudaMalloc", bytes);
+  check_cuda(stream ? cudaMallocAsync(&memory, bytes, stream) : cudaMalloc(&memory, bytes), where, call);
+  data_ = static_cast<std::byte*>(memory);
+  const cudaError_t cleared = stream ? cudaMemsetAsync(memory, 0, bytes, stream) : cudaMemset(memory, 0, bytes);
+  if (cleared != cudaSuccess) {
+    stream ? cudaFreeAsync(memory, stream) : cudaFree(memory);
+    check_cuda(cleared, where, "cudaMemset");
+  }
+}
+
+DeviceBuffer::~DeviceBuffer() {
+  if (data_ == nullptr) return;
+  const ScopedDevice device(where_, std::nothrow);
+  stream_ ? cudaFreeAsync(data_, stream_) : cudaFree(data_);
+}
+
+std::string DeviceBuffer::description() const {
+  return fmt::format("device memory on GPU {} (cudaMalloc)", where_.device);
+}
+
+bool is_device_pointer(const void* pointer) {
+  cudaPointerAttributes attributes{};
+  if (cudaPointerGetAttributes(&attributes, pointer) != cudaSuccess) {
+    cudaGetLastError();  // clear the sticky-free error state of the failed query
+    return false;
+  }
+  return attributes.type == cudaMemoryTypeDevice || attributes.type == cudaMemoryTypeManaged;
+}
+
+int visible_device_count() {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return count;
+}
+
+}  // namespace ringlab::cuda

@@ -1,0 +1,104 @@
+// RAII for CUDA resources: the current device, streams, events and device buffers. Every
+// failure throws CudaError naming the rank, the device and the call (cuda_check.hpp).
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "communicator.hpp"
+#include "cuda_check.hpp"
+
+namespace ringlab::cuda {
+
+// Makes `where.device` current for this thread and restores the previous device on exit.
+class ScopedDevice {
+ public:
+  explicit ScopedDevice(DeviceContext where);
+  // For destructors: never throws; a failure to switch leaves the current device as it was.
+  ScopedDevice(DeviceContext where, std::nothrow_t) noexcept;
+  ~ScopedDevice();
+  ScopedDevice(const ScopedDevice&) = delete;
+  ScopedDevice& operator=(const ScopedDevice&) = delete;
+
+ private:
+  int previous_ = 0;
+  bool changed_ = false;
+};
+
+// A non-blocking stream on `where.device`.
+class Stream {
+ public:
+  explicit Stream(DeviceContext where);
+  ~Stream();
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  cudaStream_t get() const { return stream_; }
+
+ private:
+  DeviceContext where_;
+  cudaStream_t stream_ = nullptr;
+};
+
+// Events without timing, recycled: creating one per transfer would cost more than a small copy.
+class EventPool : public std::enable_shared_from_this<EventPool> {
+ public:
+  class Lease;
+  explicit EventPool(DeviceContext where) : where_(where) {}
+  ~EventPool();
+  EventPool(const EventPool&) = delete;
+  EventPool& operator=(const EventPool&) = delete;
+  // An event of this pool's device, returned to the pool when the lease is destroyed.
+  std::unique_ptr<Lease> acquire();
+  int device() const { return where_.device; }
+
+ private:
+  void release(cudaEvent_t event);
+  DeviceContext where_;
+  std::mutex mutex_;
+  std::vector<cudaEvent_t> free_;
+};
+
+class EventPool::Lease {
+ public:
+  Lease(std::shared_ptr<EventPool> pool, cudaEvent_t event) : pool_(std::move(pool)), event_(event) {}
+  ~Lease() { pool_->release(event_); }
+  Lease(const Lease&) = delete;
+  Lease& operator=(const Lease&) = delete;
+  cudaEvent_t get() const { return event_; }
+
+ private:
+  std::shared_ptr<EventPool> pool_;
+  cudaEvent_t event_;
+};
+
+// Zero-filled device memory. With a stream, allocation and release are stream-ordered
+// (cudaMallocAsync / cudaFreeAsync: scratch that only that stream touches); without, plain
+// cudaMalloc / cudaFree.
+class DeviceBuffer final : public CommBuffer {
+ public:
+  DeviceBuffer(std::size_t bytes, DeviceContext where, cudaStream_t stream = nullptr);
+  ~DeviceBuffer() override;
+  std::span<std::byte> bytes() override { return {data_, bytes_}; }
+  bool on_device() const override { return true; }
+  std::string description() const override;
+
+ private:
+  DeviceContext where_;
+  cudaStream_t stream_;
+  std::byte* data_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+// True when `pointer` is device (or managed) memory; host memory, registered or not, is false.
+bool is_device_pointer(const void* pointer);
+
+// Number of visible CUDA devices; 0 when there is no device or no driver (never throws).
+int visible_device_count();
+
+}  // namespace ringlab::cuda
