@@ -2,13 +2,10 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <cstring>
 #include <set>
 
 #include "device_memory.hpp"
-#include "device_reduce.hpp"
-#include "reduce.hpp"
 
 namespace ringlab::cuda {
 
@@ -153,53 +150,7 @@ void CudaPeerCommunicator::abort(std::string_view reason) { matching_.abort(reas
 
 std::string CudaPeerCommunicator::transport_description() const { return world_->description(); }
 
-std::unique_ptr<CommBuffer> CudaPeerCommunicator::allocate_buffer(std::size_t bytes, Clock::time_point) {
-  return std::make_unique<DeviceBuffer>(bytes, DeviceContext{rank_, device_});
-}
-
-bool CudaPeerCommunicator::is_device_memory(const void* pointer) const { return is_device_pointer(pointer); }
-
-void CudaPeerCommunicator::copy(void* target, const void* source, std::size_t bytes) {
-  if (bytes == 0) return;
-  const bool host_only = !is_device_pointer(target) && !is_device_pointer(source);
-  if (host_only) {
-    std::memcpy(target, source, bytes);
-    return;
-  }
-  const DeviceContext here{rank_, device_};
-  check_cuda(cudaMemcpyAsync(target, source, bytes, cudaMemcpyDefault, world_->stream(rank_)), here,
-             fmt::format("cudaMemcpyAsync({} bytes)", bytes));
-  if (!is_device_pointer(target) || !is_device_pointer(source))
-    check_cuda(cudaStreamSynchronize(world_->stream(rank_)), here, "cudaStreamSynchronize");
-}
-
-void CudaPeerCommunicator::reduce_to(void* out, const void* a, const void* b, std::size_t count, DataType type,
-                                     ReduceOp op) {
-  if (!is_device_pointer(out)) return ringlab::reduce_to(out, a, b, count, type, op);
-  check_cuda(reduce_on_device(out, a, b, count, type, op, world_->stream(rank_)), {rank_, device_},
-             fmt::format("reduce kernel ({} x {} {})", count, name_of(type), name_of(op)));
-}
-
-void CudaPeerCommunicator::reduce_into(void* inout, const void* in, std::size_t count, DataType type, ReduceOp op) {
-  if (!is_device_pointer(inout)) return ringlab::reduce_into(inout, in, count, type, op);
-  check_cuda(reduce_on_device(inout, inout, in, count, type, op, world_->stream(rank_)), {rank_, device_},
-             fmt::format("reduce kernel ({} x {} {})", count, name_of(type), name_of(op)));
-}
-
-void CudaPeerCommunicator::divide(void* data, std::size_t count, DataType type, int divisor) {
-  if (!is_device_pointer(data)) return divide_elements(data, count, type, divisor);
-  check_cuda(divide_on_device(data, count, type, divisor, world_->stream(rank_)), {rank_, device_},
-             fmt::format("divide kernel ({} x {})", count, name_of(type)));
-}
-
-std::unique_ptr<CommBuffer> CudaPeerCommunicator::allocate_scratch(std::size_t bytes, const void* like) {
-  if (!is_device_pointer(like)) return Communicator::allocate_scratch(bytes, like);
-  return std::make_unique<DeviceBuffer>(bytes, DeviceContext{rank_, device_}, world_->stream(rank_));
-}
-
-void CudaPeerCommunicator::synchronize() {
-  check_cuda(cudaStreamSynchronize(world_->stream(rank_)), {rank_, device_}, "cudaStreamSynchronize");
-}
+cudaStream_t CudaPeerCommunicator::stream() const { return world_->stream(rank_); }
 
 void run_cuda_peer(const std::vector<int>& devices, const std::function<void(Communicator&)>& body) {
   auto world = std::make_shared<CudaPeerWorld>(devices);

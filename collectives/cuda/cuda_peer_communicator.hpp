@@ -20,13 +20,13 @@
 #include <vector>
 
 #include "backends/threads_communicator.hpp"
-#include "communicator.hpp"
+#include "device_communicator.hpp"
 
 namespace ringlab::cuda {
 
 class CudaPeerWorld;
 
-class CudaPeerCommunicator final : public Communicator {
+class CudaPeerCommunicator final : public DeviceCommunicator {
  public:
   // Runs on the rank's own thread: makes the rank's device current for it. `matching` is the
   // threads world whose transport moves this world's data (run_cuda_peer makes both).
@@ -43,15 +43,8 @@ class CudaPeerCommunicator final : public Communicator {
   void barrier(Clock::time_point deadline) override;
   void abort(std::string_view reason) override;
   std::string transport_description() const override;
-  std::unique_ptr<CommBuffer> allocate_buffer(std::size_t bytes, Clock::time_point deadline) override;
-
-  bool is_device_memory(const void* pointer) const override;
-  void copy(void* target, const void* source, std::size_t bytes) override;
-  void reduce_to(void* out, const void* a, const void* b, std::size_t count, DataType type, ReduceOp op) override;
-  void reduce_into(void* inout, const void* in, std::size_t count, DataType type, ReduceOp op) override;
-  void divide(void* data, std::size_t count, DataType type, int divisor) override;
-  std::unique_ptr<CommBuffer> allocate_scratch(std::size_t bytes, const void* like) override;
-  void synchronize() override;
+  cudaStream_t stream() const override;
+  DeviceContext context() const override { return {rank_, device_}; }
 
  private:
   std::shared_ptr<CudaPeerWorld> world_;
