@@ -84,8 +84,10 @@ bench::BenchOptions to_options(const BenchArguments& arguments, const std::strin
   if (arguments.local_register != 0 && arguments.local_register != 1)
     throw std::invalid_argument("-R/--local_register takes 0 (heap buffers) or 1 (registered buffers)");
   if (arguments.timeout_seconds <= 0) throw std::invalid_argument("--timeout must be positive");
-  if (!is_device_backend(backend) && (arguments.ranks_per_gpu != 0 || arguments.gpus != 0))
-    throw std::invalid_argument(fmt::format("--ranks-per-gpu and -g/--ngpus apply to --backend cuda-peer, not {}", backend));
+  if (backend != "cuda-peer" && arguments.ranks_per_gpu != 0)
+    throw std::invalid_argument(fmt::format("--ranks-per-gpu applies to --backend cuda-peer, not {}", backend));
+  if (!is_device_backend(backend) && arguments.gpus != 0)
+    throw std::invalid_argument(fmt::format("-g/--ngpus applies to --backend cuda-peer or nccl, not {}", backend));
   options.iterations = arguments.iterations;
   options.small_iterations = arguments.small_iterations;
   options.small_max_bytes = parse_size(arguments.small_max_bytes);
@@ -97,18 +99,22 @@ bench::BenchOptions to_options(const BenchArguments& arguments, const std::strin
   options.register_buffers = arguments.local_register == 1;
   options.device_buffers = is_device_backend(backend);
   options.timeout_seconds = arguments.timeout_seconds;
+  // The schedule-based algorithms plus this backend's native baseline (mpi-native, nccl-native).
+  const std::string native(native_allreduce_of(backend));
   std::vector<std::string> valid = allreduce_implementations();
-  if (backend != "mpi") {
-    if (arguments.sweep.algorithms != "all" && arguments.sweep.algorithms.find(mpi_native) != std::string::npos)
-      throw std::invalid_argument(fmt::format("'{}' needs --backend mpi (run under mpiexec)", mpi_native));
-    valid.erase(std::remove(valid.begin(), valid.end(), std::string(mpi_native)), valid.end());
-  }
+  valid.erase(std::remove(valid.begin(), valid.end(), std::string(mpi_native)), valid.end());
+  if (!native.empty()) valid.push_back(native);
+  for (std::string_view other : {mpi_native, nccl_native})
+    if (other != native && arguments.sweep.algorithms != "all" &&
+        arguments.sweep.algorithms.find(other) != std::string::npos)
+      throw std::invalid_argument(fmt::format("'{}' needs --backend {} (run under mpiexec)", other,
+                                              other == mpi_native ? "mpi" : "nccl"));
   options.algorithms = parse_name_list(arguments.sweep.algorithms, valid);
   options.baseline = arguments.baseline;
   if (options.baseline.empty())
-    options.baseline = std::find(options.algorithms.begin(), options.algorithms.end(), std::string(mpi_native)) !=
-                               options.algorithms.end()
-                           ? std::string(mpi_native)
+    options.baseline = !native.empty() && std::find(options.algorithms.begin(), options.algorithms.end(), native) !=
+                                              options.algorithms.end()
+                           ? native
                            : options.algorithms.front();
   return options;
 }
@@ -140,7 +146,7 @@ int run_bench(Communicator& comm, const BenchArguments& arguments, const bench::
                     "the bench options");
   const bool leader = comm.rank() == 0;
   bench::RunDescription run{arguments.command_line, backend, comm.transport_description(), comm.size(),
-                            bench::describe_machine(backend == "mpi" ? std::optional(mpi_library_name()) : std::nullopt),
+                            bench::describe_machine(backend == "mpi" || backend == "nccl" ? std::optional(mpi_library_name()) : std::nullopt),
                             std::move(notes), std::nullopt, {}};
 #ifdef RINGLAB_HAVE_CUDA
   if (leader) {
@@ -199,12 +205,13 @@ CommandRunner add_bench_command(CLI::App& app, const std::string& command_line) 
   command->add_option("-R,--local_register", arguments->local_register,
                       "1: buffers the backend registers (mpi: shared memory peers read sends from, one copy); 0: heap")
       ->capture_default_str();
-  command->add_option("--backend", arguments->backend, "auto | mpi | threads | cuda-peer")->capture_default_str();
+  command->add_option("--backend", arguments->backend, "auto | mpi | threads | cuda-peer | nccl (under mpiexec)")->capture_default_str();
   command->add_option("--ranks", arguments->ranks, "Ranks for the threads and cuda-peer backends")->capture_default_str();
   command->add_option("--ranks-per-gpu", arguments->ranks_per_gpu,
                       "cuda-peer: virtual ranks sharing each GPU (0: one rank per GPU)")
       ->capture_default_str();
-  command->add_option("-g,--ngpus", arguments->gpus, "cuda-peer: GPUs to use, the first ones (0: as many as needed)")
+  command->add_option("-g,--ngpus", arguments->gpus,
+                      "cuda-peer: GPUs to use, the first ones (0: as many as needed); nccl: GPUs per process (1)")
       ->capture_default_str();
   command->add_option("--timeout", arguments->timeout_seconds, "Seconds any rank waits before the job fails")
       ->capture_default_str();
@@ -214,7 +221,7 @@ CommandRunner add_bench_command(CLI::App& app, const std::string& command_line) 
     const bench::BenchOptions options = to_options(*arguments, backend);
     std::vector<std::string> notes;
     const std::vector<bench::SweepSize> sizes = bench::sweep_sizes(options, &notes);
-    const int ranks_here = backend == "threads" || is_device_backend(backend) ? arguments->ranks : 1;
+    const int ranks_here = backend == "threads" || backend == "cuda-peer" ? arguments->ranks : 1;
     bench::check_memory(options, ranks_here, bench::available_memory_bytes());
     bench::check_output_path(arguments->sweep.json, arguments->sweep.force);
     return run_ranks(backend, DeviceLayout{arguments->ranks, arguments->ranks_per_gpu, arguments->gpus},

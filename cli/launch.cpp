@@ -15,6 +15,9 @@
 #include "cuda_peer_communicator.hpp"
 #include "device_memory.hpp"
 #endif
+#ifdef RINGLAB_HAVE_NCCL_BACKEND
+#include "nccl_communicator.hpp"
+#endif
 
 namespace ringlab::cli {
 
@@ -39,10 +42,19 @@ std::string resolve_backend(const std::string& backend) {
                                 "configure with -DRINGLAB_ENABLE_CUDA=ON for --backend cuda-peer");
 #endif
   }
-  throw std::invalid_argument(fmt::format("unknown backend '{}'; valid backends: auto, mpi, threads, cuda-peer", backend));
+  if (backend == "nccl") {
+#ifdef RINGLAB_HAVE_NCCL_BACKEND
+    return backend;
+#else
+    throw std::invalid_argument("this ringlab was built without the nccl backend (it needs CUDA, NCCL and MPI: "
+                                "RINGLAB_ENABLE_CUDA=ON, RINGLAB_ENABLE_MPI=ON and NCCL found, see docs/cuda.md)");
+#endif
+  }
+  throw std::invalid_argument(
+      fmt::format("unknown backend '{}'; valid backends: auto, mpi, threads, cuda-peer, nccl", backend));
 }
 
-bool is_device_backend(const std::string& backend) { return backend == "cuda-peer"; }
+bool is_device_backend(const std::string& backend) { return backend == "cuda-peer" || backend == "nccl"; }
 
 int expected_ranks(const std::string& backend, int thread_ranks) {
   if (backend == "threads" || backend == "cuda-peer") return thread_ranks;
@@ -82,6 +94,16 @@ int run_ranks(const std::string& backend, const DeviceLayout& layout, const std:
   MpiEnvironment environment;
   MpiCommunicator comm;
   try {
+#ifdef RINGLAB_HAVE_NCCL_BACKEND
+    if (backend == "nccl") {
+      if (layout.gpus > 1)
+        throw std::invalid_argument(fmt::format("-g/--ngpus {}: the nccl backend drives one GPU per process; start one "
+                                                "process per GPU (mpiexec -n <GPUs>)",
+                                                layout.gpus));
+      cuda::NcclCommunicator nccl(comm, cuda::local_rank_from_environment(comm.rank()), std::chrono::minutes(5));
+      return body(nccl);
+    }
+#endif
     return body(comm);
   } catch (const std::exception& error) {
     if (comm.size() > 1) comm.abort(error.what());  // ends every rank with the message

@@ -281,6 +281,12 @@ void Executor::run(const RankPlan& plan, Communicator& comm, const void* send, v
   }
 }
 
+std::string_view native_allreduce_of(std::string_view backend) {
+  if (backend == "mpi") return mpi_native;
+  if (backend == "nccl") return nccl_native;
+  return {};
+}
+
 std::vector<std::string> allreduce_implementations() {
   std::vector<std::string> names;
   for (const AlgorithmInfo& info : algorithms())
@@ -291,10 +297,10 @@ std::vector<std::string> allreduce_implementations() {
 
 PreparedCollective::PreparedCollective(std::string_view algorithm, Collective collective,
                                        const AlgorithmOptions& options, int nranks, int rank)
-    : algorithm_(algorithm), native_(algorithm == mpi_native) {
+    : algorithm_(algorithm), native_(algorithm == mpi_native || algorithm == nccl_native) {
   if (native_) {
     if (collective != Collective::allreduce)
-      throw std::invalid_argument(fmt::format("'{}' only provides allreduce, not {}", mpi_native, name_of(collective)));
+      throw std::invalid_argument(fmt::format("'{}' only provides allreduce, not {}", algorithm, name_of(collective)));
     plan_.algorithm = algorithm_;
     plan_.nranks = nranks;
     plan_.rank = rank;
@@ -312,9 +318,12 @@ void PreparedCollective::run(Communicator& comm, const void* send, void* recv, s
     executor_.run(plan_, comm, send, recv, count, type, op, options);
     return;
   }
-  if (!comm.has_native_allreduce())
-    throw std::invalid_argument(
-        fmt::format("'{}' needs the mpi backend; the {} backend has no native all-reduce", mpi_native, comm.backend_name()));
+  if (!comm.has_native_allreduce() || native_allreduce_of(comm.backend_name()) != algorithm_)
+    throw std::invalid_argument(fmt::format("'{}' needs the {} backend; the {} backend has {}", algorithm_,
+                                            algorithm_ == mpi_native ? "mpi" : "nccl", comm.backend_name(),
+                                            comm.has_native_allreduce()
+                                                ? fmt::format("'{}' instead", native_allreduce_of(comm.backend_name()))
+                                                : std::string("no native all-reduce")));
   const std::size_t total_bytes = checked_byte_count(count, type);
   if (options.check_consistency)
     check_ranks_agree(comm,

@@ -71,8 +71,13 @@ class Executor {
   bool scratch_on_device_ = false;
 };
 
-// The name of the native baseline (MPI_Allreduce through the mpi backend).
+// The names of the native baselines: MPI_Allreduce through the mpi backend, ncclAllReduce
+// through the nccl backend.
 inline constexpr std::string_view mpi_native = "mpi-native";
+inline constexpr std::string_view nccl_native = "nccl-native";
+
+// The native baseline of a backend ("mpi" -> mpi-native, "nccl" -> nccl-native), empty for none.
+std::string_view native_allreduce_of(std::string_view backend);
 
 // Every all-reduce the suite can run, schedule-based first, then the native baseline.
 std::vector<std::string> allreduce_implementations();
