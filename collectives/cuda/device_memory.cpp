@@ -65,7 +65,11 @@ DeviceBuffer::DeviceBuffer(std::size_t bytes, DeviceContext where, cudaStream_t 
   const std::string call = fmt::format("{}({} bytes)", stream ? "cudaMallocAsync" : "cudaMalloc", bytes);
   check_cuda(stream ? cudaMallocAsync(&memory, bytes, stream) : cudaMalloc(&memory, bytes), where, call);
   data_ = static_cast<std::byte*>(memory);
-  const cudaError_t cleared = stream ? cudaMemsetAsync(memory, 0, bytes, stream) : cudaMemset(memory, 0, bytes);
+  // Without a stream, the memset runs on the legacy default stream, which the ranks' non-blocking
+  // streams do not wait for: finish it before anyone uses the memory.
+  const cudaError_t cleared = stream ? cudaMemsetAsync(memory, 0, bytes, stream)
+                                     : (cudaMemset(memory, 0, bytes) == cudaSuccess ? cudaDeviceSynchronize()
+                                                                                    : cudaGetLastError());
   if (cleared != cudaSuccess) {
     stream ? cudaFreeAsync(memory, stream) : cudaFree(memory);
     check_cuda(cleared, where, "cudaMemset");
@@ -75,7 +79,12 @@ DeviceBuffer::DeviceBuffer(std::size_t bytes, DeviceContext where, cudaStream_t 
 DeviceBuffer::~DeviceBuffer() {
   if (data_ == nullptr) return;
   const ScopedDevice device(where_, std::nothrow);
-  stream_ ? cudaFreeAsync(data_, stream_) : cudaFree(data_);
+  if (stream_ != nullptr) {
+    cudaFreeAsync(data_, stream_);  // after everything queued on the stream that uses it
+  } else {
+    cudaDeviceSynchronize();  // no stream of the device may still read or write it
+    cudaFree(data_);
+  }
 }
 
 std::string DeviceBuffer::description() const {
