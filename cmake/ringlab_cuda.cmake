@@ -30,24 +30,31 @@ set(RINGLAB_NCCL_ROOT "$ENV{RINGLAB_NCCL_ROOT}" CACHE PATH "Folder with include/
 set(RINGLAB_CUDNN_ROOT "$ENV{RINGLAB_CUDNN_ROOT}" CACHE PATH "Folder with include/cudnn.h and lib/libcudnn.so*")
 set(ringlab_gpu_library_hints ${CUDAToolkit_LIBRARY_DIR} ${CUDAToolkit_LIBRARY_ROOT}/lib ${CUDAToolkit_LIBRARY_ROOT}/lib64)
 
-find_path(RINGLAB_NCCL_INCLUDE_DIR nccl.h HINTS ${RINGLAB_NCCL_ROOT}/include ${CUDAToolkit_INCLUDE_DIRS})
-find_library(RINGLAB_NCCL_LIBRARY NAMES nccl libnccl.so.2 HINTS ${RINGLAB_NCCL_ROOT}/lib ${ringlab_gpu_library_hints})
-if(RINGLAB_NCCL_INCLUDE_DIR AND RINGLAB_NCCL_LIBRARY)
-  set(RINGLAB_HAVE_NCCL ON)
+# ringlab_find_gpu_library(PREFIX HEADER LIBRARY SONAME ROOT): sets RINGLAB_<PREFIX>_INCLUDE_DIR,
+# RINGLAB_<PREFIX>_LIBRARY and RINGLAB_HAVE_<PREFIX>, looking in ROOT first, then the toolkit.
+function(ringlab_find_gpu_library prefix header library soname root)
+  find_path(RINGLAB_${prefix}_INCLUDE_DIR ${header} HINTS ${root}/include ${CUDAToolkit_INCLUDE_DIRS})
+  find_library(RINGLAB_${prefix}_LIBRARY NAMES ${library} ${soname} HINTS ${root}/lib ${ringlab_gpu_library_hints})
+  if(RINGLAB_${prefix}_INCLUDE_DIR AND RINGLAB_${prefix}_LIBRARY)
+    set(RINGLAB_HAVE_${prefix} ON PARENT_SCOPE)
+  else()
+    set(RINGLAB_HAVE_${prefix} OFF PARENT_SCOPE)
+  endif()
+endfunction()
+
+ringlab_find_gpu_library(NCCL nccl.h nccl libnccl.so.2 "${RINGLAB_NCCL_ROOT}")
+if(RINGLAB_HAVE_NCCL)
   message(STATUS "ringlab: NCCL ${RINGLAB_NCCL_LIBRARY} (headers in ${RINGLAB_NCCL_INCLUDE_DIR})")
 else()
-  set(RINGLAB_HAVE_NCCL OFF)
   message(WARNING "ringlab: NCCL not found (nccl.h: ${RINGLAB_NCCL_INCLUDE_DIR}, libnccl: ${RINGLAB_NCCL_LIBRARY}); "
-                  "reports will not name an NCCL version. Pass -DRINGLAB_NCCL_ROOT=<folder with include/ and lib/>.")
+                  "the nccl backend is not built and reports name no NCCL version. Pass "
+                  "-DRINGLAB_NCCL_ROOT=<folder with include/ and lib/>.")
 endif()
 
-find_path(RINGLAB_CUDNN_INCLUDE_DIR cudnn.h HINTS ${RINGLAB_CUDNN_ROOT}/include ${CUDAToolkit_INCLUDE_DIRS})
-find_library(RINGLAB_CUDNN_LIBRARY NAMES cudnn libcudnn.so.9 HINTS ${RINGLAB_CUDNN_ROOT}/lib ${ringlab_gpu_library_hints})
-if(RINGLAB_CUDNN_INCLUDE_DIR AND RINGLAB_CUDNN_LIBRARY)
-  set(RINGLAB_HAVE_CUDNN ON)
+ringlab_find_gpu_library(CUDNN cudnn.h cudnn libcudnn.so.9 "${RINGLAB_CUDNN_ROOT}")
+if(RINGLAB_HAVE_CUDNN)
   message(STATUS "ringlab: cuDNN ${RINGLAB_CUDNN_LIBRARY} (no target uses it yet: the training harness will)")
 else()
-  set(RINGLAB_HAVE_CUDNN OFF)
   message(STATUS "ringlab: cuDNN not found (no target needs it yet); pass -DRINGLAB_CUDNN_ROOT=<folder> for the "
                  "training harness")
 endif()

@@ -34,6 +34,18 @@ std::vector<Implementation> implementations(int nranks, bool with_native) {
   return list;
 }
 
+std::vector<std::string> implementation_labels() {
+  std::vector<std::string> names;
+  for (const Implementation& implementation : implementations(4, false)) names.push_back(implementation.label);
+  return names;
+}
+
+Implementation implementation_for(const std::string& label, int nranks) {
+  for (const Implementation& candidate : implementations(nranks, true))
+    if (candidate.label == label) return candidate;
+  return {};
+}
+
 std::int64_t large_test_count() {
   // The sanitizer build sets RINGLAB_TEST_LARGE_COUNT (tests/CMakeLists.txt) to keep CI short.
   if (const char* value = std::getenv("RINGLAB_TEST_LARGE_COUNT")) return std::max<std::int64_t>(1, std::atoll(value));

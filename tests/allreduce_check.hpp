@@ -22,6 +22,10 @@ struct Implementation {
 // recursive_doubling; plus mpi-native when `with_native`.
 std::vector<Implementation> implementations(int nranks, bool with_native);
 
+// The labels of implementations(), for test parameters; and the implementation of a label at N ranks.
+std::vector<std::string> implementation_labels();
+Implementation implementation_for(const std::string& label, int nranks);
+
 // {0, 1, N-1, N, N+1, 1009 (a prime), 2^20 + 3}, without duplicates; the last one can be lowered
 // with the environment variable RINGLAB_TEST_LARGE_COUNT (the sanitizer build uses 2^16 + 3).
 std::vector<std::int64_t> test_counts(int nranks);

@@ -26,9 +26,7 @@ class CudaPeerAllreduce : public ::testing::TestWithParam<Param> {
 
 TEST_P(CudaPeerAllreduce, BitExactForEveryCountOpAndPlacement) {
   const auto& [label, nranks, type] = GetParam();
-  Implementation implementation;
-  for (const Implementation& candidate : implementations(nranks, false))
-    if (candidate.label == label) implementation = candidate;
+  const Implementation implementation = implementation_for(label, nranks);
   const std::vector<int> devices = assign_devices({nranks, nranks, 1}, cuda::visible_device_count());
   std::mutex failures_mutex;
   std::vector<std::string> failures;
@@ -50,14 +48,8 @@ TEST_P(CudaPeerAllreduce, BitExactForEveryCountOpAndPlacement) {
   for (const std::string& failure : failures) ADD_FAILURE() << failure;
 }
 
-std::vector<std::string> labels() {
-  std::vector<std::string> names;
-  for (const Implementation& implementation : implementations(4, false)) names.push_back(implementation.label);
-  return names;
-}
-
 INSTANTIATE_TEST_SUITE_P(CudaPeerAllreduce, CudaPeerAllreduce,
-                         ::testing::Combine(::testing::ValuesIn(labels()), ::testing::ValuesIn(rank_counts),
+                         ::testing::Combine(::testing::ValuesIn(implementation_labels()), ::testing::ValuesIn(rank_counts),
                                             ::testing::ValuesIn(all_data_types)),
                          [](const ::testing::TestParamInfo<Param>& param_info) {
                            return fmt::format("{}_N{}_{}", std::get<0>(param_info.param), std::get<1>(param_info.param),
