@@ -100,22 +100,28 @@ void NcclCommunicator::check_nccl(ncclResult_t result, std::string_view call) {
   throw CudaError(message);
 }
 
-RequestPtr NcclCommunicator::post_send(std::span<const std::byte> data, int peer, int tag) {
-  if (!is_device_pointer(data.data())) return control_.post_send(data, peer, tag);
+RequestPtr NcclCommunicator::post_on_device(ncclResult_t (*post)(void*, std::size_t, int, ncclComm_t, cudaStream_t),
+                                            std::byte* data, std::size_t bytes, int peer, std::string_view call) {
   if (!in_group_) check_nccl(ncclGroupStart(), "ncclGroupStart");
-  check_nccl(ncclSend(data.data(), data.size(), ncclUint8, peer, comm_, stream()),
-             fmt::format("ncclSend({} bytes to rank {})", data.size(), peer));
+  check_nccl(post(data, bytes, peer, comm_, stream()), fmt::format("{}({} bytes, peer rank {})", call, bytes, peer));
   if (!in_group_) check_nccl(ncclGroupEnd(), "ncclGroupEnd");
   return std::make_unique<NcclRequest>(stream());
 }
 
+RequestPtr NcclCommunicator::post_send(std::span<const std::byte> data, int peer, int tag) {
+  if (!is_device_pointer(data.data())) return control_.post_send(data, peer, tag);
+  auto send = [](void* buffer, std::size_t bytes, int to, ncclComm_t comm, cudaStream_t on) {
+    return ncclSend(buffer, bytes, ncclUint8, to, comm, on);
+  };
+  return post_on_device(send, const_cast<std::byte*>(data.data()), data.size(), peer, "ncclSend");
+}
+
 RequestPtr NcclCommunicator::post_recv(std::span<std::byte> data, int peer, int tag) {
   if (!is_device_pointer(data.data())) return control_.post_recv(data, peer, tag);
-  if (!in_group_) check_nccl(ncclGroupStart(), "ncclGroupStart");
-  check_nccl(ncclRecv(data.data(), data.size(), ncclUint8, peer, comm_, stream()),
-             fmt::format("ncclRecv({} bytes from rank {})", data.size(), peer));
-  if (!in_group_) check_nccl(ncclGroupEnd(), "ncclGroupEnd");
-  return std::make_unique<NcclRequest>(stream());
+  auto receive = [](void* buffer, std::size_t bytes, int from, ncclComm_t comm, cudaStream_t on) {
+    return ncclRecv(buffer, bytes, ncclUint8, from, comm, on);
+  };
+  return post_on_device(receive, data.data(), data.size(), peer, "ncclRecv");
 }
 
 void NcclCommunicator::begin_step() {

@@ -53,6 +53,9 @@ class NcclCommunicator final : public DeviceCommunicator {
 
  private:
   void check_nccl(ncclResult_t result, std::string_view call);
+  // One ncclSend or ncclRecv (`post`), in the step's group or in a group of its own.
+  RequestPtr post_on_device(ncclResult_t (*post)(void*, std::size_t, int, ncclComm_t, cudaStream_t), std::byte* data,
+                            std::size_t bytes, int peer, std::string_view call);
 
   Communicator& control_;
   std::chrono::milliseconds timeout_;
