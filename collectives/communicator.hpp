@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "datatype.hpp"
 
@@ -121,6 +122,12 @@ class Communicator {
   virtual void end_step() {}
   // Returns once everything this rank queued on its device has finished (host backends: at once).
   virtual void synchronize() {}
+  // Device timing: record_time_mark() queues a timestamp (a CUDA event) on the rank's stream;
+  // take_time_marks() waits for the last one and returns the seconds between consecutive marks
+  // recorded since the previous take, then forgets them. Host backends record nothing and return
+  // an empty list.
+  virtual void record_time_mark() {}
+  virtual std::vector<double> take_time_marks() { return {}; }
 };
 
 }  // namespace ringlab

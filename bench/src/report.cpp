@@ -110,6 +110,8 @@ nlohmann::json make_report(const RunDescription& run, const BenchOptions& option
                        {"wrong", row.wrong}});
   for (std::size_t i = 0; i < rows.size(); ++i)  // measured rows say how many calls were timed
     if (rows[i].iterations > 0) results[i]["iters"] = rows[i].iterations;
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    if (rows[i].wall_avg_us) results[i]["wall_avg_us"] = *rows[i].wall_avg_us;
   nlohmann::json report = {{"schema", bench_schema},
           {"complete", complete},
           {"kind", run.model ? "predicted" : "measured"},

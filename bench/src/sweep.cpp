@@ -147,15 +147,25 @@ std::vector<ResultRow> run_sweep(Communicator& comm, const BenchOptions& options
         comm.synchronize();
         comm.barrier(deadline());
         const int iterations = iterations_for(options, size.bytes);
-        std::vector<double> times(static_cast<std::size_t>(iterations) + 1);
+        // [0] the loop, [1..iterations] each call, [iterations + 1] the loop by wall clock (the check
+        // of device timing). Device backends time by CUDA events: a mark before the loop and after
+        // every call, on the rank's stream, with no host synchronisation inside the loop.
+        std::vector<double> times(static_cast<std::size_t>(iterations) + 2);
         const auto loop_start = Clock::now();
+        comm.record_time_mark();
         for (int i = 0; i < iterations; ++i) {
           const auto start = Clock::now();
           run(timed);
-          comm.synchronize();  // device backends: the call is over when its stream has drained
+          comm.record_time_mark();
           times[static_cast<std::size_t>(i) + 1] = std::chrono::duration<double>(Clock::now() - start).count();
         }
-        times[0] = std::chrono::duration<double>(Clock::now() - loop_start).count();
+        comm.synchronize();
+        const double wall_loop = std::chrono::duration<double>(Clock::now() - loop_start).count();
+        const std::vector<double> marks = comm.take_time_marks();
+        const bool device_timed = marks.size() == static_cast<std::size_t>(iterations);
+        if (device_timed) std::copy(marks.begin(), marks.end(), times.begin() + 1);
+        times[0] = device_timed ? std::accumulate(marks.begin(), marks.end(), 0.0) : wall_loop;
+        times.back() = wall_loop;
         const std::vector<double> combined = aggregate(comm, combine, times, options.average, timed);
 
         ResultRow row;
@@ -164,7 +174,8 @@ std::vector<ResultRow> run_sweep(Communicator& comm, const BenchOptions& options
         row.count = size.count;
         row.in_place = in_place;
         row.iterations = iterations;
-        row.time = summarise(combined[0], std::vector<double>(combined.begin() + 1, combined.end()));
+        row.time = summarise(combined[0], std::vector<double>(combined.begin() + 1, combined.end() - 1));
+        if (device_timed) row.wall_avg_us = combined.back() / iterations * 1e6;
         row.algbw_gbps = algbw_gbps(size.bytes, row.time.avg_us * 1e-6);
         row.busbw_gbps = busbw_gbps(row.algbw_gbps, comm.size());
         if (options.check) {

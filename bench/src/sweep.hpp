@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,8 @@ struct ResultRow {
   double algbw_gbps = 0;
   double busbw_gbps = 0;
   std::int64_t wrong = -1;  // -1 when checking is off
+  // Device backends: time.* come from CUDA events; this is the timed loop by wall clock / calls.
+  std::optional<double> wall_avg_us;
 };
 
 // Per-iteration times aggregated over ranks as `average` says, reduced to statistics.

@@ -54,6 +54,13 @@ std::unique_ptr<CommBuffer> DeviceCommunicator::allocate_scratch(std::size_t byt
   return std::make_unique<DeviceBuffer>(bytes, context(), stream());
 }
 
+void DeviceCommunicator::record_time_mark() {
+  if (!marks_) marks_ = std::make_unique<TimeMarks>(context());
+  marks_->record(stream());
+}
+
+std::vector<double> DeviceCommunicator::take_time_marks() { return marks_ ? marks_->take() : std::vector<double>{}; }
+
 void DeviceCommunicator::synchronize() {
   check_cuda(cudaStreamSynchronize(stream()), context(), "cudaStreamSynchronize");
 }

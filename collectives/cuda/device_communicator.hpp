@@ -8,6 +8,7 @@
 
 #include "communicator.hpp"
 #include "cuda_check.hpp"
+#include "device_memory.hpp"
 
 namespace ringlab::cuda {
 
@@ -25,6 +26,11 @@ class DeviceCommunicator : public Communicator {
   void divide(void* data, std::size_t count, DataType type, int divisor) override;
   std::unique_ptr<CommBuffer> allocate_scratch(std::size_t bytes, const void* like) override;
   void synchronize() override;
+  void record_time_mark() override;
+  std::vector<double> take_time_marks() override;
+
+ private:
+  std::unique_ptr<TimeMarks> marks_;  // made on first use (context() is not callable in the constructor)
 };
 
 }  // namespace ringlab::cuda

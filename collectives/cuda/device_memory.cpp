@@ -57,6 +57,34 @@ void EventPool::release(cudaEvent_t event) {
   free_.push_back(event);
 }
 
+TimeMarks::~TimeMarks() {
+  for (cudaEvent_t event : events_) cudaEventDestroy(event);
+}
+
+void TimeMarks::record(cudaStream_t stream) {
+  if (recorded_ == events_.size()) {
+    cudaEvent_t event = nullptr;
+    check_cuda(cudaEventCreate(&event), where_, "cudaEventCreate (timing)");
+    events_.push_back(event);
+  }
+  check_cuda(cudaEventRecord(events_[recorded_], stream), where_, "cudaEventRecord (timing)");
+  ++recorded_;
+}
+
+std::vector<double> TimeMarks::take() {
+  std::vector<double> seconds;
+  if (recorded_ >= 2) {
+    check_cuda(cudaEventSynchronize(events_[recorded_ - 1]), where_, "cudaEventSynchronize (timing)");
+    for (std::size_t i = 1; i < recorded_; ++i) {
+      float milliseconds = 0;
+      check_cuda(cudaEventElapsedTime(&milliseconds, events_[i - 1], events_[i]), where_, "cudaEventElapsedTime");
+      seconds.push_back(static_cast<double>(milliseconds) * 1e-3);
+    }
+  }
+  recorded_ = 0;
+  return seconds;
+}
+
 DeviceBuffer::DeviceBuffer(std::size_t bytes, DeviceContext where, cudaStream_t stream)
     : where_(where), stream_(stream), bytes_(bytes) {
   if (bytes == 0) return;

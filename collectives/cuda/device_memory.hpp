@@ -77,6 +77,23 @@ class EventPool::Lease {
   cudaEvent_t event_;
 };
 
+// Timestamps on a stream: timing events, created as needed and reused after take().
+class TimeMarks {
+ public:
+  explicit TimeMarks(DeviceContext where) : where_(where) {}
+  ~TimeMarks();
+  TimeMarks(const TimeMarks&) = delete;
+  TimeMarks& operator=(const TimeMarks&) = delete;
+  void record(cudaStream_t stream);
+  // Waits for the last mark; seconds between consecutive marks (empty with fewer than two).
+  std::vector<double> take();
+
+ private:
+  DeviceContext where_;
+  std::vector<cudaEvent_t> events_;
+  std::size_t recorded_ = 0;
+};
+
 // Zero-filled device memory. With a stream, allocation and release are stream-ordered
 // (cudaMallocAsync / cudaFreeAsync: scratch that only that stream touches); without, plain
 // cudaMalloc / cudaFree.
