@@ -45,6 +45,7 @@ struct BenchArguments {
   int ranks = 4;
   int ranks_per_gpu = 0;  // cuda-peer: 0 = one rank per GPU
   int gpus = 0;           // cuda-peer: 0 = as many as the ranks need
+  int gpu_buffers = 0;    // mpi: 1 = collective buffers on the GPU
   double timeout_seconds = 300;
   std::string command_line;
 };
@@ -86,6 +87,11 @@ bench::BenchOptions to_options(const BenchArguments& arguments, const std::strin
   if (arguments.timeout_seconds <= 0) throw std::invalid_argument("--timeout must be positive");
   if (backend != "cuda-peer" && arguments.ranks_per_gpu != 0)
     throw std::invalid_argument(fmt::format("--ranks-per-gpu applies to --backend cuda-peer, not {}", backend));
+  if (arguments.gpu_buffers != 0 && arguments.gpu_buffers != 1)
+    throw std::invalid_argument("--gpu-buffers takes 0 (host buffers) or 1 (device buffers)");
+  if (arguments.gpu_buffers == 1 && backend != "mpi")
+    throw std::invalid_argument(fmt::format("--gpu-buffers applies to --backend mpi; {} decides its buffers itself",
+                                            backend));
   if (!is_device_backend(backend) && arguments.gpus != 0)
     throw std::invalid_argument(fmt::format("-g/--ngpus applies to --backend cuda-peer or nccl, not {}", backend));
   options.iterations = arguments.iterations;
@@ -97,7 +103,7 @@ bench::BenchOptions to_options(const BenchArguments& arguments, const std::strin
   options.average = static_cast<bench::Average>(arguments.average);
   options.segment_bytes = static_cast<std::size_t>(arguments.segment_bytes);
   options.register_buffers = arguments.local_register == 1;
-  options.device_buffers = is_device_backend(backend);
+  options.device_buffers = is_device_backend(backend) || arguments.gpu_buffers == 1;
   options.timeout_seconds = arguments.timeout_seconds;
   // The schedule-based algorithms plus this backend's native baseline (mpi-native, nccl-native).
   const std::string native(native_allreduce_of(backend));
@@ -213,6 +219,9 @@ CommandRunner add_bench_command(CLI::App& app, const std::string& command_line) 
   command->add_option("-g,--ngpus", arguments->gpus,
                       "cuda-peer: GPUs to use, the first ones (0: as many as needed); nccl: GPUs per process (1)")
       ->capture_default_str();
+  command->add_option("--gpu-buffers", arguments->gpu_buffers,
+                      "mpi: 1 = buffers on the GPU (CUDA-aware MPI, or staged through pinned memory)")
+      ->capture_default_str();
   command->add_option("--timeout", arguments->timeout_seconds, "Seconds any rank waits before the job fails")
       ->capture_default_str();
   return [arguments] {
@@ -224,7 +233,8 @@ CommandRunner add_bench_command(CLI::App& app, const std::string& command_line) 
     const int ranks_here = backend == "threads" || backend == "cuda-peer" ? arguments->ranks : 1;
     bench::check_memory(options, ranks_here, bench::available_memory_bytes());
     bench::check_output_path(arguments->sweep.json, arguments->sweep.force);
-    return run_ranks(backend, DeviceLayout{arguments->ranks, arguments->ranks_per_gpu, arguments->gpus},
+    return run_ranks(backend,
+                     DeviceLayout{arguments->ranks, arguments->ranks_per_gpu, arguments->gpus, arguments->gpu_buffers == 1},
                      [&](Communicator& comm) {
       return run_bench(comm, *arguments, options, sizes, notes, backend);
     });

@@ -18,6 +18,9 @@
 #ifdef RINGLAB_HAVE_NCCL_BACKEND
 #include "nccl_communicator.hpp"
 #endif
+#ifdef RINGLAB_HAVE_MPI_DEVICE
+#include "mpi_device_communicator.hpp"
+#endif
 
 namespace ringlab::cli {
 
@@ -91,9 +94,29 @@ int run_ranks(const std::string& backend, const DeviceLayout& layout, const std:
     return largest_status([&](const std::function<void(Communicator&)>& rank_body) { run_threads(layout.ranks, rank_body); });
   }
 #ifdef RINGLAB_HAVE_MPI
+#ifdef RINGLAB_HAVE_CUDA
+  // Every rank refuses on its own, before MPI starts, so none is killed before it says why.
+  if ((backend == "nccl" || layout.gpu_buffers) && cuda::visible_device_count() == 0)
+    throw std::invalid_argument(fmt::format("no CUDA device is visible: {} needs one GPU per process",
+                                            backend == "nccl" ? "--backend nccl" : "--gpu-buffers 1"));
+#endif
   MpiEnvironment environment;
+#ifdef RINGLAB_HAVE_MPI_DEVICE
+  // CUDA-aware MPI takes device pointers only over MPI messages (ringlab's shared memory copies with the CPU).
+  const bool cuda_aware = layout.gpu_buffers && cuda::mpi_is_cuda_aware();
+  MpiCommunicator comm(MPI_COMM_WORLD, cuda_aware ? MpiTransport::messages : MpiTransport::automatic);
+#else
+  if (layout.gpu_buffers)
+    throw std::invalid_argument("this ringlab was built without CUDA; --gpu-buffers 1 needs RINGLAB_ENABLE_CUDA=ON");
   MpiCommunicator comm;
+#endif
   try {
+#ifdef RINGLAB_HAVE_MPI_DEVICE
+    if (backend == "mpi" && layout.gpu_buffers) {
+      cuda::MpiDeviceCommunicator device(comm, cuda::local_rank_from_environment(comm.rank()), cuda_aware);
+      return body(device);
+    }
+#endif
 #ifdef RINGLAB_HAVE_NCCL_BACKEND
     if (backend == "nccl") {
       if (layout.gpus > 1)

@@ -10,6 +10,7 @@ struct DeviceLayout {
   int ranks = 1;          // --ranks
   int ranks_per_gpu = 0;  // --ranks-per-gpu; 0 = one rank per GPU
   int gpus = 0;           // -g/--ngpus: use the first `gpus` devices; 0 = as many as the ranks need
+  bool gpu_buffers = false;  // mpi backend: collective buffers on the GPU (--gpu-buffers 1)
 };
 
 // Device of every rank: rank r runs on device r / ranks_per_gpu (consecutive ranks share a GPU).

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstdlib>
+
 namespace ringlab::cuda {
 
 ScopedDevice::ScopedDevice(DeviceContext where) {
@@ -55,6 +58,33 @@ std::unique_ptr<EventPool::Lease> EventPool::acquire() {
 void EventPool::release(cudaEvent_t event) {
   const std::lock_guard lock(mutex_);
   free_.push_back(event);
+}
+
+PinnedPool::~PinnedPool() {
+  for (const Block& block : free_) cudaFreeHost(block.data);
+}
+
+std::unique_ptr<PinnedPool::Lease> PinnedPool::acquire(std::size_t bytes) {
+  {
+    const std::lock_guard lock(mutex_);
+    auto best = free_.end();
+    for (auto it = free_.begin(); it != free_.end(); ++it)
+      if (it->bytes >= bytes && (best == free_.end() || it->bytes < best->bytes)) best = it;
+    if (best != free_.end()) {
+      const Block block = *best;
+      free_.erase(best);
+      return std::make_unique<Lease>(shared_from_this(), block);
+    }
+  }
+  void* memory = nullptr;
+  check_cuda(cudaMallocHost(&memory, std::max<std::size_t>(bytes, 1)), where_,
+             fmt::format("cudaMallocHost({} bytes)", bytes));
+  return std::make_unique<Lease>(shared_from_this(), Block{static_cast<std::byte*>(memory), std::max<std::size_t>(bytes, 1)});
+}
+
+void PinnedPool::release(Block block) {
+  const std::lock_guard lock(mutex_);
+  free_.push_back(block);
 }
 
 TimeMarks::~TimeMarks() {
@@ -126,6 +156,12 @@ bool is_device_pointer(const void* pointer) {
     return false;
   }
   return attributes.type == cudaMemoryTypeDevice || attributes.type == cudaMemoryTypeManaged;
+}
+
+int local_rank_from_environment(int fallback) {
+  for (const char* variable : {"MPI_LOCALRANKID", "OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID"})
+    if (const char* value = std::getenv(variable)) return std::atoi(value);
+  return fallback;
 }
 
 int visible_device_count() {

@@ -94,6 +94,42 @@ class TimeMarks {
   std::size_t recorded_ = 0;
 };
 
+// Page-locked host memory for staging device data (cudaMallocHost), recycled: buffers return to
+// the pool when their lease ends; the pool lives as long as any lease.
+class PinnedPool : public std::enable_shared_from_this<PinnedPool> {
+ public:
+  class Lease;
+  explicit PinnedPool(DeviceContext where) : where_(where) {}
+  ~PinnedPool();
+  PinnedPool(const PinnedPool&) = delete;
+  PinnedPool& operator=(const PinnedPool&) = delete;
+  // At least `bytes` bytes (the smallest free buffer that fits, or a new one).
+  std::unique_ptr<Lease> acquire(std::size_t bytes);
+
+ private:
+  struct Block {
+    std::byte* data;
+    std::size_t bytes;
+  };
+  void release(Block block);
+  DeviceContext where_;
+  std::mutex mutex_;
+  std::vector<Block> free_;
+};
+
+class PinnedPool::Lease {
+ public:
+  Lease(std::shared_ptr<PinnedPool> pool, Block block) : pool_(std::move(pool)), block_(block) {}
+  ~Lease() { pool_->release(block_); }
+  Lease(const Lease&) = delete;
+  Lease& operator=(const Lease&) = delete;
+  std::byte* data() const { return block_.data; }
+
+ private:
+  std::shared_ptr<PinnedPool> pool_;
+  Block block_;
+};
+
 // Zero-filled device memory. With a stream, allocation and release are stream-ordered
 // (cudaMallocAsync / cudaFreeAsync: scratch that only that stream touches); without, plain
 // cudaMalloc / cudaFree.
@@ -117,5 +153,9 @@ bool is_device_pointer(const void* pointer);
 
 // Number of visible CUDA devices; 0 when there is no device or no driver (never throws).
 int visible_device_count();
+
+// The node-local rank the launcher gives (MPI_LOCALRANKID, OMPI_COMM_WORLD_LOCAL_RANK,
+// SLURM_LOCALID), or `fallback`: backends with one process per GPU use it to pick the GPU.
+int local_rank_from_environment(int fallback);
 
 }  // namespace ringlab::cuda

@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <cstdlib>
 #include <cstring>
 #include <thread>
 
@@ -47,12 +46,6 @@ class NcclRequest final : public Request {
 };
 
 }  // namespace
-
-int local_rank_from_environment(int fallback) {
-  for (const char* variable : {"MPI_LOCALRANKID", "OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID"})
-    if (const char* value = std::getenv(variable)) return std::atoi(value);
-  return fallback;
-}
 
 NcclCommunicator::NcclCommunicator(Communicator& control, int local_rank, std::chrono::milliseconds timeout)
     : control_(control), timeout_(timeout) {

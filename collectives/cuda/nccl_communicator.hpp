@@ -65,8 +65,4 @@ class NcclCommunicator final : public DeviceCommunicator {
   bool in_group_ = false;
 };
 
-// The node-local rank the launcher gives (MPI_LOCALRANKID, OMPI_COMM_WORLD_LOCAL_RANK,
-// SLURM_LOCALID), or `fallback`.
-int local_rank_from_environment(int fallback);
-
 }  // namespace ringlab::cuda
