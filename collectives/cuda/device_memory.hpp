@@ -45,10 +45,26 @@ class Stream {
   cudaStream_t stream_ = nullptr;
 };
 
+// An item borrowed from a pool (events, pinned blocks), given back when the lease is destroyed;
+// the lease keeps the pool alive.
+template <typename Pool, typename Item>
+class PoolLease {
+ public:
+  PoolLease(std::shared_ptr<Pool> pool, Item item) : pool_(std::move(pool)), item_(item) {}
+  ~PoolLease() { pool_->release(item_); }
+  PoolLease(const PoolLease&) = delete;
+  PoolLease& operator=(const PoolLease&) = delete;
+  const Item& get() const { return item_; }
+
+ private:
+  std::shared_ptr<Pool> pool_;
+  Item item_;
+};
+
 // Events without timing, recycled: creating one per transfer would cost more than a small copy.
 class EventPool : public std::enable_shared_from_this<EventPool> {
  public:
-  class Lease;
+  using Lease = PoolLease<EventPool, cudaEvent_t>;
   explicit EventPool(DeviceContext where) : where_(where) {}
   ~EventPool();
   EventPool(const EventPool&) = delete;
@@ -58,24 +74,13 @@ class EventPool : public std::enable_shared_from_this<EventPool> {
   int device() const { return where_.device; }
 
  private:
+  friend Lease;
   void release(cudaEvent_t event);
   DeviceContext where_;
   std::mutex mutex_;
   std::vector<cudaEvent_t> free_;
 };
 
-class EventPool::Lease {
- public:
-  Lease(std::shared_ptr<EventPool> pool, cudaEvent_t event) : pool_(std::move(pool)), event_(event) {}
-  ~Lease() { pool_->release(event_); }
-  Lease(const Lease&) = delete;
-  Lease& operator=(const Lease&) = delete;
-  cudaEvent_t get() const { return event_; }
-
- private:
-  std::shared_ptr<EventPool> pool_;
-  cudaEvent_t event_;
-};
 
 // Timestamps on a stream: timing events, created as needed and reused after take().
 class TimeMarks {
@@ -98,7 +103,11 @@ class TimeMarks {
 // the pool when their lease ends; the pool lives as long as any lease.
 class PinnedPool : public std::enable_shared_from_this<PinnedPool> {
  public:
-  class Lease;
+  struct Block {
+    std::byte* data;
+    std::size_t bytes;
+  };
+  using Lease = PoolLease<PinnedPool, Block>;
   explicit PinnedPool(DeviceContext where) : where_(where) {}
   ~PinnedPool();
   PinnedPool(const PinnedPool&) = delete;
@@ -107,28 +116,13 @@ class PinnedPool : public std::enable_shared_from_this<PinnedPool> {
   std::unique_ptr<Lease> acquire(std::size_t bytes);
 
  private:
-  struct Block {
-    std::byte* data;
-    std::size_t bytes;
-  };
+  friend Lease;
   void release(Block block);
   DeviceContext where_;
   std::mutex mutex_;
   std::vector<Block> free_;
 };
 
-class PinnedPool::Lease {
- public:
-  Lease(std::shared_ptr<PinnedPool> pool, Block block) : pool_(std::move(pool)), block_(block) {}
-  ~Lease() { pool_->release(block_); }
-  Lease(const Lease&) = delete;
-  Lease& operator=(const Lease&) = delete;
-  std::byte* data() const { return block_.data; }
-
- private:
-  std::shared_ptr<PinnedPool> pool_;
-  Block block_;
-};
 
 // Zero-filled device memory. With a stream, allocation and release are stream-ordered
 // (cudaMallocAsync / cudaFreeAsync: scratch that only that stream touches); without, plain

@@ -31,7 +31,7 @@ class StagedReceive final : public Request {
  private:
   void finish() {
     if (copied_) return;
-    check_cuda(cudaMemcpyAsync(target_.data(), staging_->data(), target_.size(), cudaMemcpyHostToDevice, stream_), where_,
+    check_cuda(cudaMemcpyAsync(target_.data(), staging_->get().data, target_.size(), cudaMemcpyHostToDevice, stream_), where_,
                fmt::format("cudaMemcpyAsync({} bytes, staged receive)", target_.size()));
     check_cuda(cudaStreamSynchronize(stream_), where_, "cudaStreamSynchronize (staged receive)");
     copied_ = true;
@@ -87,9 +87,9 @@ RequestPtr MpiDeviceCommunicator::post_send(std::span<const std::byte> data, int
   synchronize();  // the data is complete once the stream has drained
   if (cuda_aware_) return control_.post_send(data, peer, tag);
   auto staging = pinned_->acquire(data.size());
-  check_cuda(cudaMemcpy(staging->data(), data.data(), data.size(), cudaMemcpyDeviceToHost), context(),
+  check_cuda(cudaMemcpy(staging->get().data, data.data(), data.size(), cudaMemcpyDeviceToHost), context(),
              fmt::format("cudaMemcpy({} bytes, staged send)", data.size()));
-  RequestPtr inner = control_.post_send({staging->data(), data.size()}, peer, tag);
+  RequestPtr inner = control_.post_send({staging->get().data, data.size()}, peer, tag);
   return std::make_unique<StagedSend>(std::move(inner), std::move(staging));
 }
 
@@ -98,7 +98,7 @@ RequestPtr MpiDeviceCommunicator::post_recv(std::span<std::byte> data, int peer,
   synchronize();  // queued work on this memory must finish before MPI writes it
   if (cuda_aware_) return control_.post_recv(data, peer, tag);
   auto staging = pinned_->acquire(data.size());
-  RequestPtr inner = control_.post_recv({staging->data(), data.size()}, peer, tag);
+  RequestPtr inner = control_.post_recv({staging->get().data, data.size()}, peer, tag);
   return std::make_unique<StagedReceive>(std::move(inner), std::move(staging), data, stream(), context());
 }
 
@@ -119,9 +119,9 @@ void MpiDeviceCommunicator::native_allreduce(const void* send, void* recv, std::
   // MPI_Allreduce's float16/bfloat16 operators run on the CPU, so device data is always staged.
   const std::size_t bytes = count * element_size(type);
   auto staging = pinned_->acquire(bytes);
-  copy(staging->data(), send, bytes);
-  control_.native_allreduce(staging->data(), staging->data(), count, type, op);
-  copy(recv, staging->data(), bytes);
+  copy(staging->get().data, send, bytes);
+  control_.native_allreduce(staging->get().data, staging->get().data, count, type, op);
+  copy(recv, staging->get().data, bytes);
 }
 
 }  // namespace ringlab::cuda
