@@ -19,6 +19,9 @@
 #include "execute.hpp"
 #include "launch.hpp"
 #include "sweep_arguments.hpp"
+#ifdef RINGLAB_HAVE_CUDA
+#include "device_info.hpp"
+#endif
 
 namespace ringlab::cli {
 
@@ -40,6 +43,9 @@ struct BenchArguments {
   int local_register = 0;
   std::string backend = "auto";
   int ranks = 4;
+  int ranks_per_gpu = 0;  // cuda-peer: 0 = one rank per GPU
+  int gpus = 0;           // cuda-peer: 0 = as many as the ranks need
+  int gpu_buffers = 0;    // mpi: 1 = collective buffers on the GPU
   double timeout_seconds = 300;
   std::string command_line;
 };
@@ -79,6 +85,15 @@ bench::BenchOptions to_options(const BenchArguments& arguments, const std::strin
   if (arguments.local_register != 0 && arguments.local_register != 1)
     throw std::invalid_argument("-R/--local_register takes 0 (heap buffers) or 1 (registered buffers)");
   if (arguments.timeout_seconds <= 0) throw std::invalid_argument("--timeout must be positive");
+  if (backend != "cuda-peer" && arguments.ranks_per_gpu != 0)
+    throw std::invalid_argument(fmt::format("--ranks-per-gpu applies to --backend cuda-peer, not {}", backend));
+  if (arguments.gpu_buffers != 0 && arguments.gpu_buffers != 1)
+    throw std::invalid_argument("--gpu-buffers takes 0 (host buffers) or 1 (device buffers)");
+  if (arguments.gpu_buffers == 1 && backend != "mpi")
+    throw std::invalid_argument(fmt::format("--gpu-buffers applies to --backend mpi; {} decides its buffers itself",
+                                            backend));
+  if (!is_device_backend(backend) && arguments.gpus != 0)
+    throw std::invalid_argument(fmt::format("-g/--ngpus applies to --backend cuda-peer or nccl, not {}", backend));
   options.iterations = arguments.iterations;
   options.small_iterations = arguments.small_iterations;
   options.small_max_bytes = parse_size(arguments.small_max_bytes);
@@ -88,19 +103,24 @@ bench::BenchOptions to_options(const BenchArguments& arguments, const std::strin
   options.average = static_cast<bench::Average>(arguments.average);
   options.segment_bytes = static_cast<std::size_t>(arguments.segment_bytes);
   options.register_buffers = arguments.local_register == 1;
+  options.device_buffers = is_device_backend(backend) || arguments.gpu_buffers == 1;
   options.timeout_seconds = arguments.timeout_seconds;
+  // The schedule-based algorithms plus this backend's native baseline (mpi-native, nccl-native).
+  const std::string native(native_allreduce_of(backend));
   std::vector<std::string> valid = allreduce_implementations();
-  if (backend != "mpi") {
-    if (arguments.sweep.algorithms != "all" && arguments.sweep.algorithms.find(mpi_native) != std::string::npos)
-      throw std::invalid_argument(fmt::format("'{}' needs --backend mpi (run under mpiexec)", mpi_native));
-    valid.erase(std::remove(valid.begin(), valid.end(), std::string(mpi_native)), valid.end());
-  }
+  valid.erase(std::remove(valid.begin(), valid.end(), std::string(mpi_native)), valid.end());
+  if (!native.empty()) valid.push_back(native);
+  for (std::string_view other : {mpi_native, nccl_native})
+    if (other != native && arguments.sweep.algorithms != "all" &&
+        arguments.sweep.algorithms.find(other) != std::string::npos)
+      throw std::invalid_argument(fmt::format("'{}' needs --backend {} (run under mpiexec)", other,
+                                              other == mpi_native ? "mpi" : "nccl"));
   options.algorithms = parse_name_list(arguments.sweep.algorithms, valid);
   options.baseline = arguments.baseline;
   if (options.baseline.empty())
-    options.baseline = std::find(options.algorithms.begin(), options.algorithms.end(), std::string(mpi_native)) !=
-                               options.algorithms.end()
-                           ? std::string(mpi_native)
+    options.baseline = !native.empty() && std::find(options.algorithms.begin(), options.algorithms.end(), native) !=
+                                              options.algorithms.end()
+                           ? native
                            : options.algorithms.front();
   return options;
 }
@@ -132,8 +152,16 @@ int run_bench(Communicator& comm, const BenchArguments& arguments, const bench::
                     "the bench options");
   const bool leader = comm.rank() == 0;
   bench::RunDescription run{arguments.command_line, backend, comm.transport_description(), comm.size(),
-                            bench::describe_machine(backend == "mpi" ? std::optional(mpi_library_name()) : std::nullopt),
+                            bench::describe_machine(backend == "mpi" || backend == "nccl" ? std::optional(mpi_library_name()) : std::nullopt),
                             std::move(notes), std::nullopt, {}};
+#ifdef RINGLAB_HAVE_CUDA
+  if (leader) {
+    cuda::GpuDescription gpus = cuda::describe_gpus();
+    run.machine.cuda_version = std::move(gpus.cuda_version);
+    run.machine.nccl_version = std::move(gpus.nccl_version);
+    run.machine.gpus = std::move(gpus.gpus);
+  }
+#endif
   run.machine.memcpy_gbps = measure_memcpy_alone(comm, options);
   bench::SweepBuffers buffers = bench::allocate_sweep_buffers(comm, options, sizes);
   run.buffers = buffers.description();
@@ -183,8 +211,17 @@ CommandRunner add_bench_command(CLI::App& app, const std::string& command_line) 
   command->add_option("-R,--local_register", arguments->local_register,
                       "1: buffers the backend registers (mpi: shared memory peers read sends from, one copy); 0: heap")
       ->capture_default_str();
-  command->add_option("--backend", arguments->backend, "auto | mpi | threads")->capture_default_str();
-  command->add_option("--ranks", arguments->ranks, "Ranks for the threads backend")->capture_default_str();
+  command->add_option("--backend", arguments->backend, "auto | mpi | threads | cuda-peer | nccl (under mpiexec)")->capture_default_str();
+  command->add_option("--ranks", arguments->ranks, "Ranks for the threads and cuda-peer backends")->capture_default_str();
+  command->add_option("--ranks-per-gpu", arguments->ranks_per_gpu,
+                      "cuda-peer: virtual ranks sharing each GPU (0: one rank per GPU)")
+      ->capture_default_str();
+  command->add_option("-g,--ngpus", arguments->gpus,
+                      "cuda-peer: GPUs to use, the first ones (0: as many as needed); nccl: GPUs per process (1)")
+      ->capture_default_str();
+  command->add_option("--gpu-buffers", arguments->gpu_buffers,
+                      "mpi: 1 = buffers on the GPU (CUDA-aware MPI, or staged through pinned memory)")
+      ->capture_default_str();
   command->add_option("--timeout", arguments->timeout_seconds, "Seconds any rank waits before the job fails")
       ->capture_default_str();
   return [arguments] {
@@ -193,10 +230,12 @@ CommandRunner add_bench_command(CLI::App& app, const std::string& command_line) 
     const bench::BenchOptions options = to_options(*arguments, backend);
     std::vector<std::string> notes;
     const std::vector<bench::SweepSize> sizes = bench::sweep_sizes(options, &notes);
-    const int ranks_here = backend == "threads" ? arguments->ranks : 1;
+    const int ranks_here = backend == "threads" || backend == "cuda-peer" ? arguments->ranks : 1;
     bench::check_memory(options, ranks_here, bench::available_memory_bytes());
     bench::check_output_path(arguments->sweep.json, arguments->sweep.force);
-    return run_ranks(backend, arguments->ranks, [&](Communicator& comm) {
+    return run_ranks(backend,
+                     DeviceLayout{arguments->ranks, arguments->ranks_per_gpu, arguments->gpus, arguments->gpu_buffers == 1},
+                     [&](Communicator& comm) {
       return run_bench(comm, *arguments, options, sizes, notes, backend);
     });
   };

@@ -11,6 +11,16 @@
 #ifdef RINGLAB_HAVE_MPI
 #include "backends/mpi_communicator.hpp"
 #endif
+#ifdef RINGLAB_HAVE_CUDA
+#include "cuda_peer_communicator.hpp"
+#include "device_memory.hpp"
+#endif
+#ifdef RINGLAB_HAVE_NCCL_BACKEND
+#include "nccl_communicator.hpp"
+#endif
+#ifdef RINGLAB_HAVE_MPI_DEVICE
+#include "mpi_device_communicator.hpp"
+#endif
 
 namespace ringlab::cli {
 
@@ -27,31 +37,96 @@ const char* launcher_size() {
 std::string resolve_backend(const std::string& backend) {
   if (backend == "auto") return launcher_size() != nullptr || std::getenv("PMI_RANK") ? "mpi" : "threads";
   if (backend == "mpi" || backend == "threads") return backend;
-  throw std::invalid_argument(fmt::format("unknown backend '{}'; valid backends: auto, mpi, threads", backend));
+  if (backend == "cuda-peer") {
+#ifdef RINGLAB_HAVE_CUDA
+    return backend;
+#else
+    throw std::invalid_argument("this ringlab was built without CUDA (RINGLAB_ENABLE_CUDA=OFF, or no nvcc was found); "
+                                "configure with -DRINGLAB_ENABLE_CUDA=ON for --backend cuda-peer");
+#endif
+  }
+  if (backend == "nccl") {
+#ifdef RINGLAB_HAVE_NCCL_BACKEND
+    return backend;
+#else
+    throw std::invalid_argument("this ringlab was built without the nccl backend (it needs CUDA, NCCL and MPI: "
+                                "RINGLAB_ENABLE_CUDA=ON, RINGLAB_ENABLE_MPI=ON and NCCL found, see docs/cuda.md)");
+#endif
+  }
+  throw std::invalid_argument(
+      fmt::format("unknown backend '{}'; valid backends: auto, mpi, threads, cuda-peer, nccl", backend));
 }
 
+bool is_device_backend(const std::string& backend) { return backend == "cuda-peer" || backend == "nccl"; }
+
 int expected_ranks(const std::string& backend, int thread_ranks) {
-  if (backend == "threads") return thread_ranks;
+  if (backend == "threads" || backend == "cuda-peer") return thread_ranks;
   const char* size = launcher_size();
   return size ? std::max(1, std::atoi(size)) : 1;
 }
 
 int run_ranks(const std::string& backend, int thread_ranks, const std::function<int(Communicator&)>& body) {
-  if (backend == "threads") {
-    if (thread_ranks < 1) throw std::invalid_argument(fmt::format("--ranks must be at least 1 (got {})", thread_ranks));
+  return run_ranks(backend, DeviceLayout{thread_ranks, 0, 0}, body);
+}
+
+int run_ranks(const std::string& backend, const DeviceLayout& layout, const std::function<int(Communicator&)>& body) {
+  // Runs body on every rank through `start` (one thread per rank) and returns the largest status.
+  auto largest_status = [&](const auto& start) {
     std::mutex status_mutex;
     int status = 0;
-    run_threads(thread_ranks, [&](Communicator& comm) {
+    start([&](Communicator& comm) {
       const int rank_status = body(comm);
       const std::lock_guard lock(status_mutex);
       status = std::max(status, rank_status);
     });
     return status;
+  };
+  if (backend == "cuda-peer") {
+#ifdef RINGLAB_HAVE_CUDA
+    const std::vector<int> devices = assign_devices(layout, cuda::visible_device_count());
+    return largest_status([&](const std::function<void(Communicator&)>& rank_body) { cuda::run_cuda_peer(devices, rank_body); });
+#else
+    throw std::invalid_argument("this ringlab was built without CUDA; use --backend threads or mpi");
+#endif
+  }
+  if (backend == "threads") {
+    if (layout.ranks < 1) throw std::invalid_argument(fmt::format("--ranks must be at least 1 (got {})", layout.ranks));
+    return largest_status([&](const std::function<void(Communicator&)>& rank_body) { run_threads(layout.ranks, rank_body); });
   }
 #ifdef RINGLAB_HAVE_MPI
+#ifdef RINGLAB_HAVE_CUDA
+  // Every rank refuses on its own, before MPI starts, so none is killed before it says why.
+  if ((backend == "nccl" || layout.gpu_buffers) && cuda::visible_device_count() == 0)
+    throw std::invalid_argument(fmt::format("no CUDA device is visible: {} needs one GPU per process",
+                                            backend == "nccl" ? "--backend nccl" : "--gpu-buffers 1"));
+#endif
   MpiEnvironment environment;
+#ifdef RINGLAB_HAVE_MPI_DEVICE
+  // CUDA-aware MPI takes device pointers only over MPI messages (ringlab's shared memory copies with the CPU).
+  const bool cuda_aware = layout.gpu_buffers && cuda::mpi_is_cuda_aware();
+  MpiCommunicator comm(MPI_COMM_WORLD, cuda_aware ? MpiTransport::messages : MpiTransport::automatic);
+#else
+  if (layout.gpu_buffers)
+    throw std::invalid_argument("this ringlab was built without CUDA; --gpu-buffers 1 needs RINGLAB_ENABLE_CUDA=ON");
   MpiCommunicator comm;
+#endif
   try {
+#ifdef RINGLAB_HAVE_MPI_DEVICE
+    if (backend == "mpi" && layout.gpu_buffers) {
+      cuda::MpiDeviceCommunicator device(comm, cuda::local_rank_from_environment(comm.rank()), cuda_aware);
+      return body(device);
+    }
+#endif
+#ifdef RINGLAB_HAVE_NCCL_BACKEND
+    if (backend == "nccl") {
+      if (layout.gpus > 1)
+        throw std::invalid_argument(fmt::format("-g/--ngpus {}: the nccl backend drives one GPU per process; start one "
+                                                "process per GPU (mpiexec -n <GPUs>)",
+                                                layout.gpus));
+      cuda::NcclCommunicator nccl(comm, cuda::local_rank_from_environment(comm.rank()), std::chrono::minutes(5));
+      return body(nccl);
+    }
+#endif
     return body(comm);
   } catch (const std::exception& error) {
     if (comm.size() > 1) comm.abort(error.what());  // ends every rank with the message

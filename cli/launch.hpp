@@ -4,11 +4,13 @@
 #include <functional>
 #include <string>
 
+#include "backends/device_assignment.hpp"
 #include "communicator.hpp"
 
 namespace ringlab::cli {
 
-// "auto" picks mpi when the process was started by an MPI launcher, else threads.
+// "auto" picks mpi when the process was started by an MPI launcher, else threads; "cuda-peer"
+// needs a build with CUDA (the message says how to get one).
 std::string resolve_backend(const std::string& backend);
 
 // Number of ranks the job will have on the resolved backend (threads: `thread_ranks`; mpi: the
@@ -18,6 +20,12 @@ int expected_ranks(const std::string& backend, int thread_ranks);
 // Runs body(comm) on every rank and returns the largest exit status. An exception on any rank
 // ends the whole job with its message (MPI_Abort on mpi; the threads world is aborted).
 int run_ranks(const std::string& backend, int thread_ranks, const std::function<int(Communicator&)>& body);
+// The same with the device layout of the cuda-peer backend (--ranks, --ranks-per-gpu, -g); the
+// GPUs are assigned (assign_devices) before any rank starts, so a bad layout starts nothing.
+int run_ranks(const std::string& backend, const DeviceLayout& layout, const std::function<int(Communicator&)>& body);
+
+// True for backends whose collective buffers live in device memory.
+bool is_device_backend(const std::string& backend);
 
 // The MPI library's version line, when built with MPI.
 std::string mpi_library_name();

@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "datatype.hpp"
 
@@ -59,6 +60,9 @@ class CommBuffer {
   virtual bool registered() const { return false; }
   // Why it is or is not registered, in words, for report headers.
   virtual std::string description() const = 0;
+  // True for device (GPU) memory: bytes() is then not readable on the host; move data in and out
+  // with Communicator::copy.
+  virtual bool on_device() const { return false; }
 };
 
 // Plain zero-filled heap memory, not registered; `description` says why.
@@ -101,6 +105,29 @@ class Communicator {
 
   // Ends every rank of the job (MPI_Abort, or an abort flag all threads observe).
   virtual void abort(std::string_view reason) = 0;
+
+  // What the executor does to the data itself. The defaults are the CPU kernels of reduce.hpp and
+  // memcpy (host memory). A device backend overrides them so that, on device memory, they run on
+  // its device, queued in order with its transfers; every pointer of one call is of one kind.
+  virtual bool is_device_memory(const void* /*pointer*/) const { return false; }
+  virtual void copy(void* target, const void* source, std::size_t bytes);  // also host <-> device
+  virtual void reduce_to(void* out, const void* a, const void* b, std::size_t count, DataType type, ReduceOp op);
+  virtual void reduce_into(void* inout, const void* in, std::size_t count, DataType type, ReduceOp op);
+  virtual void divide(void* data, std::size_t count, DataType type, int divisor);
+  // Scratch memory of the kind of `like` (device memory for device pointers); the default is heap.
+  virtual std::unique_ptr<CommBuffer> allocate_scratch(std::size_t bytes, const void* like);
+  // The executor calls begin_step() before it posts a step's transfers and end_step() once they
+  // are all posted, before any wait (NCCL groups a step's sends and receives this way).
+  virtual void begin_step() {}
+  virtual void end_step() {}
+  // Returns once everything this rank queued on its device has finished (host backends: at once).
+  virtual void synchronize() {}
+  // Device timing: record_time_mark() queues a timestamp (a CUDA event) on the rank's stream;
+  // take_time_marks() waits for the last one and returns the seconds between consecutive marks
+  // recorded since the previous take, then forgets them. Host backends record nothing and return
+  // an empty list.
+  virtual void record_time_mark() {}
+  virtual std::vector<double> take_time_marks() { return {}; }
 };
 
 }  // namespace ringlab

@@ -8,6 +8,14 @@
 #include <string>
 #include <string_view>
 
+// The half-precision conversions below are also compiled into the CUDA reduce kernels
+// (collectives/cuda/device_reduce.cu), so device results round exactly as host ones do.
+#if defined(__CUDACC__)
+#define RINGLAB_HOST_DEVICE __host__ __device__
+#else
+#define RINGLAB_HOST_DEVICE
+#endif
+
 namespace ringlab {
 
 enum class DataType { float32, float64, float16, bfloat16, int32, int64 };
@@ -22,7 +30,7 @@ struct bfloat16 {
   std::uint16_t bits = 0;
 };
 
-inline float to_float(bfloat16 value) {
+RINGLAB_HOST_DEVICE inline float to_float(bfloat16 value) {
   const std::uint32_t wide = static_cast<std::uint32_t>(value.bits) << 16;
   float result;
   std::memcpy(&result, &wide, sizeof result);
@@ -30,7 +38,7 @@ inline float to_float(bfloat16 value) {
 }
 
 // Round to nearest, ties to even; NaN stays NaN.
-inline bfloat16 to_bfloat16(float value) {
+RINGLAB_HOST_DEVICE inline bfloat16 to_bfloat16(float value) {
   std::uint32_t wide;
   std::memcpy(&wide, &value, sizeof wide);
   if ((wide & 0x7fffffffU) > 0x7f800000U) return bfloat16{static_cast<std::uint16_t>((wide >> 16) | 0x40U)};
@@ -39,7 +47,7 @@ inline bfloat16 to_bfloat16(float value) {
 }
 
 // IEEE binary16 <-> float, round to nearest even; inline so reduce loops can use them.
-inline float to_float(float16 value) {
+RINGLAB_HOST_DEVICE inline float to_float(float16 value) {
   const std::uint32_t sign = static_cast<std::uint32_t>(value.bits & 0x8000U) << 16;
   const std::uint32_t exponent = (value.bits >> 10) & 0x1fU;
   std::uint32_t mantissa = value.bits & 0x3ffU;
@@ -64,7 +72,7 @@ inline float to_float(float16 value) {
   return result;
 }
 
-inline float16 to_float16(float value) {
+RINGLAB_HOST_DEVICE inline float16 to_float16(float value) {
   std::uint32_t wide;
   std::memcpy(&wide, &value, sizeof wide);
   const auto sign = static_cast<std::uint16_t>((wide >> 16) & 0x8000U);

@@ -163,6 +163,7 @@ void Executor::run(const RankPlan& plan, Communicator& comm, const void* send, v
                       options.timeout);
   const auto* input = static_cast<const std::byte*>(send);
   auto* output = static_cast<std::byte*>(recv);
+  const bool output_on_device = total_bytes > 0 && comm.is_device_memory(output);
   ElementCoverage in_output;  // elements whose current value is in `output`
   if (send == recv) in_output.add(0, count);
 
@@ -175,7 +176,7 @@ void Executor::run(const RankPlan& plan, Communicator& comm, const void* send, v
   // Copies the parts of [first, last) that are not yet in the output from the input.
   auto complete_in_output = [&](std::int64_t first, std::int64_t last) {
     for (const ElementCoverage::Range& gap : in_output.gaps(first, last))
-      std::memcpy(output + bytes(gap.first), input + bytes(gap.first), bytes(gap.last - gap.first));
+      comm.copy(output + bytes(gap.first), input + bytes(gap.first), bytes(gap.last - gap.first));
     in_output.add(first, last);
   };
   // Where a piece's current value is read from, completing it in the output when it is split.
@@ -216,9 +217,17 @@ void Executor::run(const RankPlan& plan, Communicator& comm, const void* send, v
         scratch_bytes += static_cast<std::int64_t>(bytes(receive.piece.count));
       }
     }
-    if (scratch_.size() < static_cast<std::size_t>(scratch_bytes)) scratch_.resize(static_cast<std::size_t>(scratch_bytes));
+    if (!scratch_ || scratch_owner_ != &comm || scratch_on_device_ != output_on_device ||
+        scratch_->bytes().size() < static_cast<std::size_t>(scratch_bytes)) {
+      scratch_.reset();
+      scratch_ = comm.allocate_scratch(static_cast<std::size_t>(scratch_bytes), output);
+      scratch_owner_ = &comm;
+      scratch_on_device_ = output_on_device;
+    }
+    std::byte* const scratch = scratch_->bytes().data();
+    comm.begin_step();
     for (Transfer& receive : receives) {
-      const std::span<std::byte> target{receive.scratch_offset >= 0 ? scratch_.data() + receive.scratch_offset
+      const std::span<std::byte> target{receive.scratch_offset >= 0 ? scratch + receive.scratch_offset
                                                                     : output + bytes(receive.piece.first),
                                         bytes(receive.piece.count)};
       if (receive.scratch_offset < 0 && receive.kind == OpKind::recv_reduce)
@@ -230,6 +239,7 @@ void Executor::run(const RankPlan& plan, Communicator& comm, const void* send, v
     for (Transfer& transfer : sends)
       transfer.request = comm.post_send({transfer.source + bytes(transfer.piece.first), bytes(transfer.piece.count)},
                                         transfer.peer, tag);
+    comm.end_step();
     for (Transfer& receive : receives) {
       receive.request->wait(Clock::now() + options.timeout, name_of(receive.kind));
       const std::int64_t first = receive.piece.first;
@@ -242,15 +252,15 @@ void Executor::run(const RankPlan& plan, Communicator& comm, const void* send, v
           transfer.request.reset();
         }
       std::byte* target = output + bytes(first);
-      const std::byte* incoming = scratch_.data() + receive.scratch_offset;
+      const std::byte* incoming = scratch + receive.scratch_offset;
       const auto elements = static_cast<std::size_t>(receive.piece.count);
       if (receive.kind == OpKind::recv) {
-        std::memcpy(target, incoming, bytes(receive.piece.count));
+        comm.copy(target, incoming, bytes(receive.piece.count));
       } else if (!in_output.touches(first, last)) {
-        reduce_to(target, input + bytes(first), incoming, elements, type, op);
+        comm.reduce_to(target, input + bytes(first), incoming, elements, type, op);
       } else {
         complete_in_output(first, last);  // an earlier receive of this step wrote part of it
-        reduce_into(target, incoming, elements, type, op);
+        comm.reduce_into(target, incoming, elements, type, op);
       }
       in_output.add(first, last);
     }
@@ -267,8 +277,14 @@ void Executor::run(const RankPlan& plan, Communicator& comm, const void* send, v
       const ChunkRange block = block_of(plan.rank, plan.nranks, plan.nchunks);
       result = {chunk_start(block.begin, count, plan.nchunks), chunk_start(block.end, count, plan.nchunks)};
     }
-    divide_elements(output + bytes(result.first), static_cast<std::size_t>(result.size()), type, plan.nranks);
+    comm.divide(output + bytes(result.first), static_cast<std::size_t>(result.size()), type, plan.nranks);
   }
+}
+
+std::string_view native_allreduce_of(std::string_view backend) {
+  if (backend == "mpi") return mpi_native;
+  if (backend == "nccl") return nccl_native;
+  return {};
 }
 
 std::vector<std::string> allreduce_implementations() {
@@ -281,10 +297,10 @@ std::vector<std::string> allreduce_implementations() {
 
 PreparedCollective::PreparedCollective(std::string_view algorithm, Collective collective,
                                        const AlgorithmOptions& options, int nranks, int rank)
-    : algorithm_(algorithm), native_(algorithm == mpi_native) {
+    : algorithm_(algorithm), native_(algorithm == mpi_native || algorithm == nccl_native) {
   if (native_) {
     if (collective != Collective::allreduce)
-      throw std::invalid_argument(fmt::format("'{}' only provides allreduce, not {}", mpi_native, name_of(collective)));
+      throw std::invalid_argument(fmt::format("'{}' only provides allreduce, not {}", algorithm, name_of(collective)));
     plan_.algorithm = algorithm_;
     plan_.nranks = nranks;
     plan_.rank = rank;
@@ -302,9 +318,12 @@ void PreparedCollective::run(Communicator& comm, const void* send, void* recv, s
     executor_.run(plan_, comm, send, recv, count, type, op, options);
     return;
   }
-  if (!comm.has_native_allreduce())
-    throw std::invalid_argument(
-        fmt::format("'{}' needs the mpi backend; the {} backend has no native all-reduce", mpi_native, comm.backend_name()));
+  if (!comm.has_native_allreduce() || native_allreduce_of(comm.backend_name()) != algorithm_)
+    throw std::invalid_argument(fmt::format("'{}' needs the {} backend; the {} backend has {}", algorithm_,
+                                            algorithm_ == mpi_native ? "mpi" : "nccl", comm.backend_name(),
+                                            comm.has_native_allreduce()
+                                                ? fmt::format("'{}' instead", native_allreduce_of(comm.backend_name()))
+                                                : std::string("no native all-reduce")));
   const std::size_t total_bytes = checked_byte_count(count, type);
   if (options.check_consistency)
     check_ranks_agree(comm,

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -63,11 +64,20 @@ class Executor {
            DataType type, ReduceOp op, const ExecuteOptions& options);
 
  private:
-  std::vector<std::byte> scratch_;
+  // Receives that cannot land in the output; from comm.allocate_scratch, of the output's memory
+  // kind, kept while the communicator and that kind stay the same.
+  std::unique_ptr<CommBuffer> scratch_;
+  const Communicator* scratch_owner_ = nullptr;
+  bool scratch_on_device_ = false;
 };
 
-// The name of the native baseline (MPI_Allreduce through the mpi backend).
+// The names of the native baselines: MPI_Allreduce through the mpi backend, ncclAllReduce
+// through the nccl backend.
 inline constexpr std::string_view mpi_native = "mpi-native";
+inline constexpr std::string_view nccl_native = "nccl-native";
+
+// The native baseline of a backend ("mpi" -> mpi-native, "nccl" -> nccl-native), empty for none.
+std::string_view native_allreduce_of(std::string_view backend);
 
 // Every all-reduce the suite can run, schedule-based first, then the native baseline.
 std::vector<std::string> allreduce_implementations();

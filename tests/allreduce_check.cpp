@@ -34,6 +34,18 @@ std::vector<Implementation> implementations(int nranks, bool with_native) {
   return list;
 }
 
+std::vector<std::string> implementation_labels() {
+  std::vector<std::string> names;
+  for (const Implementation& implementation : implementations(4, false)) names.push_back(implementation.label);
+  return names;
+}
+
+Implementation implementation_for(const std::string& label, int nranks) {
+  for (const Implementation& candidate : implementations(nranks, true))
+    if (candidate.label == label) return candidate;
+  return {};
+}
+
 std::int64_t large_test_count() {
   // The sanitizer build sets RINGLAB_TEST_LARGE_COUNT (tests/CMakeLists.txt) to keep CI short.
   if (const char* value = std::getenv("RINGLAB_TEST_LARGE_COUNT")) return std::max<std::int64_t>(1, std::atoll(value));
@@ -47,38 +59,69 @@ std::vector<std::int64_t> test_counts(int nranks) {
   return counts;
 }
 
+namespace {
+
+// A host view of a buffer: the buffer itself for host memory; for device memory a host copy,
+// written back with store() and refreshed with load() (Communicator::copy both ways).
+class HostView {
+ public:
+  HostView(Communicator& comm, CommBuffer& buffer, std::size_t bytes)
+      : comm_(comm), buffer_(buffer), bytes_(bytes), copy_(buffer.on_device() ? bytes : 0) {}
+  std::span<std::byte> bytes() { return buffer_.on_device() ? std::span(copy_) : buffer_.bytes().first(bytes_); }
+  void store() {
+    if (buffer_.on_device()) comm_.copy(buffer_.bytes().data(), copy_.data(), bytes_);
+  }
+  void load() {
+    if (buffer_.on_device()) comm_.copy(copy_.data(), buffer_.bytes().data(), bytes_);
+  }
+
+ private:
+  Communicator& comm_;
+  CommBuffer& buffer_;
+  std::size_t bytes_;
+  std::vector<std::byte> copy_;
+};
+
+}  // namespace
+
 CaseResult run_allreduce_case(Communicator& comm, const Implementation& implementation, DataType type, ReduceOp op,
                               std::int64_t count, bool in_place, std::size_t segment_bytes, bool backend_buffers) {
   const std::size_t bytes = checked_byte_count(count, type);
   const auto deadline = Clock::now() + std::chrono::seconds(120);
   auto allocate = [&] {
-    std::unique_ptr<CommBuffer> buffer = backend_buffers ? comm.allocate_buffer(bytes + guard_bytes, deadline)
-                                                         : make_heap_buffer(bytes + guard_bytes, "test");
-    std::fill(buffer->bytes().begin(), buffer->bytes().end(), guard_value);
-    return buffer;
+    return backend_buffers ? comm.allocate_buffer(bytes + guard_bytes, deadline)
+                           : make_heap_buffer(bytes + guard_bytes, "test");
   };
   const std::unique_ptr<CommBuffer> input_buffer = allocate();
   const std::unique_ptr<CommBuffer> output_buffer = allocate();
-  const std::span<std::byte> input = input_buffer->bytes().first(bytes + guard_bytes);
-  const std::span<std::byte> output = output_buffer->bytes().first(bytes + guard_bytes);
+  HostView input(comm, *input_buffer, bytes + guard_bytes);
+  HostView output(comm, *output_buffer, bytes + guard_bytes);
+  for (HostView* view : {&input, &output}) {
+    std::fill(view->bytes().begin(), view->bytes().end(), guard_value);
+    view->store();
+  }
   std::vector<std::byte> expected(bytes + 1);
-  fill_input(input.data(), count, type, op, comm.rank(), comm.size());
+  fill_input(input.bytes().data(), count, type, op, comm.rank(), comm.size());
+  input.store();
   fill_expected_allreduce(expected.data(), count, type, op, comm.size());
   PreparedCollective prepared(implementation.name, Collective::allreduce, implementation.options, comm.size(),
                               comm.rank());
   ExecuteOptions options;
   options.segment_bytes = segment_bytes;
   options.timeout = std::chrono::seconds(120);
-  std::byte* result = in_place ? input.data() : output.data();
-  prepared.run(comm, input.data(), result, count, type, op, options);
+  std::byte* result = (in_place ? input_buffer : output_buffer)->bytes().data();
+  prepared.run(comm, input_buffer->bytes().data(), result, count, type, op, options);
+  comm.synchronize();
+  input.load();
+  output.load();
   CaseResult outcome;
-  outcome.wrong = count_mismatches(result, expected.data(), count, type);
-  outcome.guard_damaged = damaged_guard(input, bytes) + damaged_guard(output, bytes);
+  outcome.wrong = count_mismatches((in_place ? input : output).bytes().data(), expected.data(), count, type);
+  outcome.guard_damaged = damaged_guard(input.bytes(), bytes) + damaged_guard(output.bytes(), bytes);
   if (!in_place) {
     // Out-of-place must leave the input untouched.
     std::vector<std::byte> original(bytes + 1);
     fill_input(original.data(), count, type, op, comm.rank(), comm.size());
-    if (bytes > 0 && std::memcmp(original.data(), input.data(), bytes) != 0) outcome.wrong += 1;
+    if (bytes > 0 && std::memcmp(original.data(), input.bytes().data(), bytes) != 0) outcome.wrong += 1;
   }
   return outcome;
 }

@@ -22,6 +22,10 @@ struct Implementation {
 // recursive_doubling; plus mpi-native when `with_native`.
 std::vector<Implementation> implementations(int nranks, bool with_native);
 
+// The labels of implementations(), for test parameters; and the implementation of a label at N ranks.
+std::vector<std::string> implementation_labels();
+Implementation implementation_for(const std::string& label, int nranks);
+
 // {0, 1, N-1, N, N+1, 1009 (a prime), 2^20 + 3}, without duplicates; the last one can be lowered
 // with the environment variable RINGLAB_TEST_LARGE_COUNT (the sanitizer build uses 2^16 + 3).
 std::vector<std::int64_t> test_counts(int nranks);
@@ -33,7 +37,8 @@ struct CaseResult {
 
 // Runs implementation x type x op x count x placement on `comm` and checks the result on this rank.
 // With `backend_buffers` the input and output come from comm.allocate_buffer (collective: every
-// rank passes the same value), otherwise from the heap.
+// rank passes the same value; device memory on device backends, filled and read back with
+// comm.copy), otherwise from the heap.
 CaseResult run_allreduce_case(Communicator& comm, const Implementation& implementation, DataType type, ReduceOp op,
                               std::int64_t count, bool in_place, std::size_t segment_bytes,
                               bool backend_buffers = false);

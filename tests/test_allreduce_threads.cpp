@@ -24,9 +24,7 @@ TEST_P(AllreduceThreads, BitExactForEveryOpAndPlacement) {
   const auto counts = test_counts(nranks);
   if (slot >= static_cast<int>(counts.size())) GTEST_SKIP() << "count slot duplicates another for N=" << nranks;
   const std::int64_t count = counts[static_cast<std::size_t>(slot)];
-  Implementation implementation;
-  for (const Implementation& candidate : implementations(nranks, false))
-    if (candidate.label == label) implementation = candidate;
+  const Implementation implementation = implementation_for(label, nranks);
   std::mutex failures_mutex;
   std::vector<std::string> failures;
   for (ReduceOp op : all_reduce_ops) {
@@ -47,14 +45,8 @@ TEST_P(AllreduceThreads, BitExactForEveryOpAndPlacement) {
   for (const std::string& failure : failures) ADD_FAILURE() << failure;
 }
 
-std::vector<std::string> labels() {
-  std::vector<std::string> names;
-  for (const Implementation& implementation : implementations(4, false)) names.push_back(implementation.label);
-  return names;
-}
-
 INSTANTIATE_TEST_SUITE_P(AllreduceThreads, AllreduceThreads,
-                         ::testing::Combine(::testing::ValuesIn(labels()), ::testing::ValuesIn(rank_counts),
+                         ::testing::Combine(::testing::ValuesIn(implementation_labels()), ::testing::ValuesIn(rank_counts),
                                             ::testing::ValuesIn(all_data_types), ::testing::Range(0, count_slots)),
                          [](const ::testing::TestParamInfo<Param>& param_info) {
                            return fmt::format("{}_N{}_{}_count{}", std::get<0>(param_info.param), std::get<1>(param_info.param),

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstddef>
@@ -264,6 +265,49 @@ TEST(ThreadsCommunicator, SingleRankRuns) {
     comm.barrier(in(1s));
   });
   EXPECT_EQ(calls, 1);
+}
+
+// The transport hook the cuda-peer backend uses: every matched pair goes through move() (here a
+// copy that also counts), and the sender's wait hands move()'s token back exactly once.
+class CountingTransport final : public ThreadsTransport {
+ public:
+  std::shared_ptr<void> move(const std::byte* source, std::byte* target, std::size_t bytes, int from,
+                             int to) override {
+    std::copy(source, source + bytes, target);
+    moves.fetch_add(1);
+    return std::make_shared<int>(from * 100 + to);
+  }
+  void send_completed(int rank, const std::shared_ptr<void>& token) override {
+    const int value = *static_cast<const int*>(token.get());
+    if (value / 100 == rank) completions.fetch_add(1);
+    else wrong_rank.fetch_add(1);
+  }
+  std::atomic<int> moves{0};
+  std::atomic<int> completions{0};
+  std::atomic<int> wrong_rank{0};
+};
+
+TEST(ThreadsCommunicator, CustomTransportMovesEveryMessageAndCompletesEachSendOnce) {
+  constexpr int nranks = 3;
+  auto transport = std::make_shared<CountingTransport>();
+  auto world = std::make_shared<ThreadsWorld>(nranks, transport);
+  run_threads(
+      world, [&](int rank) { return std::make_unique<ThreadsCommunicator>(world, rank); },
+      [&](Communicator& comm) {
+        const int next = (comm.rank() + 1) % nranks;
+        const int previous = (comm.rank() + nranks - 1) % nranks;
+        const std::vector<std::byte> message = make_message(comm.rank(), next, 5, 1000);
+        std::vector<std::byte> received(1000);
+        RequestPtr send = comm.post_send(message, next, 5);
+        RequestPtr receive = comm.post_recv(received, previous, 5);
+        receive->wait(in(10s), "receive");
+        while (!send->test()) std::this_thread::yield();  // test() completes it once ...
+        send->wait(in(10s), "send");                      // ... and a later wait does not again
+        EXPECT_EQ(received, make_message(previous, comm.rank(), 5, 1000));
+      });
+  EXPECT_EQ(transport->moves.load(), nranks);
+  EXPECT_EQ(transport->completions.load(), nranks);
+  EXPECT_EQ(transport->wrong_rank.load(), 0);
 }
 
 }  // namespace

@@ -199,5 +199,18 @@ TEST(BadInput, NativeBaselineNeedsMpi) {
                std::invalid_argument);
 }
 
+TEST(BadInput, NcclNativeNeedsTheNcclBackend) {
+  try {
+    run_threads(2, [](Communicator& comm) {
+      PreparedCollective prepared(nccl_native, Collective::allreduce, {}, 2, comm.rank());
+      float value = 1.0f;
+      prepared.run(comm, &value, &value, 1, DataType::float32, ReduceOp::sum, {});
+    });
+    ADD_FAILURE() << "no error";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_STREQ(error.what(), "'nccl-native' needs the nccl backend; the threads backend has no native all-reduce");
+  }
+}
+
 }  // namespace
 }  // namespace ringlab

@@ -93,9 +93,9 @@ nlohmann::json to_json(const MachineInfo& machine) {
           {"os", machine.os},
           {"compiler", machine.compiler},
           {"mpi_library", machine.mpi_library ? nlohmann::json(*machine.mpi_library) : nlohmann::json(nullptr)},
-          {"cuda_version", nullptr},
-          {"nccl_version", nullptr},
-          {"gpus", nlohmann::json::array()},
+          {"cuda_version", machine.cuda_version ? nlohmann::json(*machine.cuda_version) : nlohmann::json(nullptr)},
+          {"nccl_version", machine.nccl_version ? nlohmann::json(*machine.nccl_version) : nlohmann::json(nullptr)},
+          {"gpus", machine.gpus},
           {"memcpy_gbps", machine.memcpy_gbps}};
 }
 

@@ -5,6 +5,7 @@
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace ringlab::bench {
 
@@ -16,6 +17,10 @@ struct MachineInfo {
   std::string os;
   std::string compiler;
   std::optional<std::string> mpi_library;
+  // Filled by the caller when built with CUDA (cuda::describe_gpus): versions and one line per GPU.
+  std::optional<std::string> cuda_version;
+  std::optional<std::string> nccl_version;
+  std::vector<std::string> gpus;
   double memcpy_gbps = 0.0;  // bytes copied per second / 1e9, measured in the same run
 };
 

@@ -36,6 +36,9 @@ void print_header(std::FILE* out, const RunDescription& run, const BenchOptions&
              run.machine.cores, static_cast<double>(run.machine.memory_bytes) / (1 << 30), run.machine.os);
   fmt::print(out, "# backend {} | {} ranks | MPI: {} | memcpy {:.2f} GB/s (this run)\n", run.backend, run.nranks,
              run.machine.mpi_library.value_or("none"), run.machine.memcpy_gbps);
+  if (run.machine.cuda_version)
+    fmt::print(out, "# CUDA {} | NCCL {}\n", *run.machine.cuda_version, run.machine.nccl_version.value_or("none"));
+  for (const std::string& gpu : run.machine.gpus) fmt::print(out, "# gpu {}\n", gpu);
   fmt::print(out, "# transport {}\n", run.transport);
   if (!run.buffers.empty()) fmt::print(out, "# buffers {}\n", run.buffers);
   fmt::print(out, "# sizes {}..{} B | type {} | op {} | iters {} warmup {} | check {} | average {} | segment {} B\n",
@@ -108,6 +111,8 @@ nlohmann::json make_report(const RunDescription& run, const BenchOptions& option
                        {"wrong", row.wrong}});
   for (std::size_t i = 0; i < rows.size(); ++i)  // measured rows say how many calls were timed
     if (rows[i].iterations > 0) results[i]["iters"] = rows[i].iterations;
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    if (rows[i].wall_avg_us) results[i]["wall_avg_us"] = *rows[i].wall_avg_us;
   nlohmann::json report = {{"schema", bench_schema},
           {"complete", complete},
           {"kind", run.model ? "predicted" : "measured"},

@@ -33,6 +33,27 @@ std::vector<double> aggregate(Communicator& comm, PreparedCollective& combine, s
   return values;
 }
 
+// Writes this rank's input for `size` into the input buffer (through the staging buffer for device memory).
+void load_input(Communicator& comm, SweepBuffers& buffers, const BenchOptions& options, const SweepSize& size) {
+  std::byte* input = buffers.input->bytes().data();
+  if (!buffers.input->on_device()) {
+    fill_input(input, size.count, options.type, options.op, comm.rank(), comm.size());
+    return;
+  }
+  fill_input(buffers.staging.data(), size.count, options.type, options.op, comm.rank(), comm.size());
+  comm.copy(input, buffers.staging.data(), static_cast<std::size_t>(size.bytes));
+}
+
+// Elements of `result` that differ from the expected values (read back through staging for device memory).
+std::int64_t wrong_elements(Communicator& comm, SweepBuffers& buffers, const BenchOptions& options,
+                            const SweepSize& size, const std::byte* result) {
+  if (buffers.input->on_device()) {
+    comm.copy(buffers.staging.data(), result, static_cast<std::size_t>(size.bytes));
+    result = buffers.staging.data();
+  }
+  return count_mismatches(result, buffers.expected.data(), size.count, options.type);
+}
+
 }  // namespace
 
 std::string SweepBuffers::description() const {
@@ -47,16 +68,18 @@ SweepBuffers allocate_sweep_buffers(Communicator& comm, const BenchOptions& opti
   const auto bytes = static_cast<std::size_t>(largest);
   const auto deadline = Clock::now() + timeout_from_seconds(options.timeout_seconds);
   auto allocate = [&] {
-    return options.register_buffers ? comm.allocate_buffer(bytes, deadline)
-                                    : make_heap_buffer(bytes, "heap memory, not registered (-R 0)");
+    return options.register_buffers || options.device_buffers
+               ? comm.allocate_buffer(bytes, deadline)
+               : make_heap_buffer(bytes, "heap memory, not registered (-R 0)");
   };
   SweepBuffers buffers;
   buffers.input = allocate();
   buffers.output = allocate();
   if (options.check) buffers.expected.resize(bytes);
-  // Touch every page before any timing.
+  if (buffers.input->on_device()) buffers.staging.resize(bytes);
+  // Touch every page before any timing (device memory arrives zero-filled).
   for (CommBuffer* buffer : {buffers.input.get(), buffers.output.get()})
-    std::fill(buffer->bytes().begin(), buffer->bytes().end(), std::byte{0});
+    if (!buffer->on_device()) std::fill(buffer->bytes().begin(), buffer->bytes().end(), std::byte{0});
   return buffers;
 }
 
@@ -123,18 +146,30 @@ std::vector<ResultRow> run_sweep(Communicator& comm, const BenchOptions& options
         auto run = [&](const ExecuteOptions& run_options) {
           collective.run(comm, input, result, size.count, options.type, options.op, run_options);
         };
-        fill_input(input, size.count, options.type, options.op, comm.rank(), comm.size());
+        load_input(comm, buffers, options, size);
         for (int i = 0; i < options.warmup_iterations; ++i) run(i == 0 ? execute : timed);
+        comm.synchronize();
         comm.barrier(deadline());
         const int iterations = iterations_for(options, size.bytes);
-        std::vector<double> times(static_cast<std::size_t>(iterations) + 1);
+        // [0] the loop, [1..iterations] each call, [iterations + 1] the loop by wall clock (the check
+        // of device timing). Device backends time by CUDA events: a mark before the loop and after
+        // every call, on the rank's stream, with no host synchronisation inside the loop.
+        std::vector<double> times(static_cast<std::size_t>(iterations) + 2);
         const auto loop_start = Clock::now();
+        comm.record_time_mark();
         for (int i = 0; i < iterations; ++i) {
           const auto start = Clock::now();
           run(timed);
+          comm.record_time_mark();
           times[static_cast<std::size_t>(i) + 1] = std::chrono::duration<double>(Clock::now() - start).count();
         }
-        times[0] = std::chrono::duration<double>(Clock::now() - loop_start).count();
+        comm.synchronize();
+        const double wall_loop = std::chrono::duration<double>(Clock::now() - loop_start).count();
+        const std::vector<double> marks = comm.take_time_marks();
+        const bool device_timed = marks.size() == static_cast<std::size_t>(iterations);
+        if (device_timed) std::copy(marks.begin(), marks.end(), times.begin() + 1);
+        times[0] = device_timed ? std::accumulate(marks.begin(), marks.end(), 0.0) : wall_loop;
+        times.back() = wall_loop;
         const std::vector<double> combined = aggregate(comm, combine, times, options.average, timed);
 
         ResultRow row;
@@ -143,13 +178,14 @@ std::vector<ResultRow> run_sweep(Communicator& comm, const BenchOptions& options
         row.count = size.count;
         row.in_place = in_place;
         row.iterations = iterations;
-        row.time = summarise(combined[0], std::vector<double>(combined.begin() + 1, combined.end()));
+        row.time = summarise(combined[0], std::vector<double>(combined.begin() + 1, combined.end() - 1));
+        if (device_timed) row.wall_avg_us = combined.back() / iterations * 1e6;
         row.algbw_gbps = algbw_gbps(size.bytes, row.time.avg_us * 1e-6);
         row.busbw_gbps = busbw_gbps(row.algbw_gbps, comm.size());
         if (options.check) {
-          fill_input(input, size.count, options.type, options.op, comm.rank(), comm.size());
+          load_input(comm, buffers, options, size);
           run(timed);
-          std::int64_t wrong = count_mismatches(result, buffers.expected.data(), size.count, options.type);
+          std::int64_t wrong = wrong_elements(comm, buffers, options, size, result);
           combine.run(comm, &wrong, &wrong, 1, DataType::int64, ReduceOp::sum, timed);
           row.wrong = wrong;
         }

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,8 @@ struct ResultRow {
   double algbw_gbps = 0;
   double busbw_gbps = 0;
   std::int64_t wrong = -1;  // -1 when checking is off
+  // Device backends: time.* come from CUDA events; this is the timed loop by wall clock / calls.
+  std::optional<double> wall_avg_us;
 };
 
 // Nearest-rank quantile q in (0, 1]: the smallest value that at least q of the values do not
@@ -54,11 +57,14 @@ struct SweepProgress {
 
 // The buffers of a sweep, sized for its largest message and touched before any timing. Input and
 // output come from the communicator (registered shared memory on the mpi backend when
-// options.register_buffers, so peers read sends in place), `expected` from the heap.
+// options.register_buffers, so peers read sends in place; device memory when
+// options.device_buffers), `expected` from the heap. Device buffers are filled and checked
+// through `staging`, a host buffer of the same size, with Communicator::copy.
 struct SweepBuffers {
   std::unique_ptr<CommBuffer> input;
   std::unique_ptr<CommBuffer> output;
   std::vector<std::byte> expected;
+  std::vector<std::byte> staging;
   // How input and output were allocated, in words (the report's config.buffers).
   std::string description() const;
 };

@@ -30,6 +30,7 @@ struct Post {
 
   State state = State::queued;
   std::string error;  // set when state == failed
+  std::shared_ptr<void> token;  // sends: what ThreadsTransport::move returned, handed over by wait
 };
 
 using PostPtr = std::shared_ptr<Post>;
@@ -60,7 +61,7 @@ std::string describe(const Post& post) {
 
 // Pairs `post` with the front of the opposite queue (copying the data, outside the lock) or
 // queues it.
-void submit(ThreadsWorld::Channel& channel, const PostPtr& post) {
+void submit(ThreadsWorld::Channel& channel, ThreadsTransport* transport, const PostPtr& post) {
   PostPtr partner;
   {
     std::lock_guard lock(channel.mutex);
@@ -83,9 +84,20 @@ void submit(ThreadsWorld::Channel& channel, const PostPtr& post) {
   }
   const Post& send = post->is_send ? *post : *partner;
   const Post& recv = post->is_send ? *partner : *post;
-  if (send.bytes > 0) std::memcpy(recv.recv_data, send.send_data, send.bytes);
+  std::shared_ptr<void> token;
+  std::string error;
+  try {
+    if (transport != nullptr)
+      token = transport->move(send.send_data, recv.recv_data, send.bytes, send.src, send.dst);
+    else if (send.bytes > 0)
+      std::memcpy(recv.recv_data, send.send_data, send.bytes);
+  } catch (const std::exception& failure) {
+    error = failure.what();
+  }
   std::lock_guard lock(channel.mutex);
-  post->state = partner->state = Post::State::done;
+  (post->is_send ? post : partner)->token = std::move(token);
+  if (!error.empty()) post->error = partner->error = error;
+  post->state = partner->state = error.empty() ? Post::State::done : Post::State::failed;
   channel.cv.notify_all();
 }
 
@@ -121,16 +133,30 @@ class ThreadsRequest final : public Request {
                                                                          : "was still being copied"));
     }
     check(what);
+    hand_over_token(lock);
   }
 
   bool test() override {
-    std::lock_guard lock(channel_.mutex);
-    if (post_->state == Post::State::done) return true;
+    std::unique_lock lock(channel_.mutex);
+    if (post_->state == Post::State::done) {
+      hand_over_token(lock);
+      return true;
+    }
     check("test");
     return false;
   }
 
  private:
+  // A completed send passes the transport's token back to it once (the lock is released for the call).
+  template <typename Lock>
+  void hand_over_token(Lock& lock) {
+    if (!post_->token) return;
+    std::shared_ptr<void> token = std::move(post_->token);
+    lock.unlock();
+    world_->transport()->send_completed(rank_, token);
+    lock.lock();
+  }
+
   // Called with the lock held: throws for a failed post or an aborted world.
   void check(std::string_view what) const {
     if (post_->state == Post::State::done) return;
@@ -159,7 +185,8 @@ std::string describe(const std::exception_ptr& error) {
 
 }  // namespace
 
-ThreadsWorld::ThreadsWorld(int nranks) : nranks_(nranks) {
+ThreadsWorld::ThreadsWorld(int nranks, std::shared_ptr<ThreadsTransport> transport)
+    : nranks_(nranks), transport_(std::move(transport)) {
   if (nranks < 1) throw std::invalid_argument(fmt::format("threads backend: need at least 1 rank, got {}", nranks));
   channels_.reserve(static_cast<std::size_t>(nranks) * static_cast<std::size_t>(nranks));
   for (int i = 0; i < nranks * nranks; ++i) channels_.push_back(std::make_unique<Channel>());
@@ -250,7 +277,7 @@ RequestPtr ThreadsCommunicator::post_send(std::span<const std::byte> data, int p
   post->bytes = data.size();
   ThreadsWorld::Channel& channel = world_->channel(rank_, peer);
   auto request = std::make_unique<ThreadsRequest>(world_, channel, post, rank_);
-  submit(channel, post);
+  submit(channel, world_->transport(), post);
   return request;
 }
 
@@ -264,7 +291,7 @@ RequestPtr ThreadsCommunicator::post_recv(std::span<std::byte> data, int peer, i
   post->bytes = data.size();
   ThreadsWorld::Channel& channel = world_->channel(peer, rank_);
   auto request = std::make_unique<ThreadsRequest>(world_, channel, post, rank_);
-  submit(channel, post);
+  submit(channel, world_->transport(), post);
   return request;
 }
 
@@ -276,12 +303,20 @@ void ThreadsCommunicator::abort(std::string_view reason) {
 
 void run_threads(int nranks, const std::function<void(Communicator&)>& body) {
   auto world = std::make_shared<ThreadsWorld>(nranks);
+  run_threads(
+      world, [&](int rank) { return std::make_unique<ThreadsCommunicator>(world, rank); }, body);
+}
+
+void run_threads(const std::shared_ptr<ThreadsWorld>& world,
+                 const std::function<std::unique_ptr<Communicator>(int rank)>& make_communicator,
+                 const std::function<void(Communicator&)>& body) {
+  const int nranks = world->size();
   std::mutex error_mutex;
   std::exception_ptr first_error;
   const auto run_rank = [&](int rank) {
     try {
-      ThreadsCommunicator communicator(world, rank);
-      body(communicator);
+      const std::unique_ptr<Communicator> communicator = make_communicator(rank);
+      body(*communicator);
     } catch (...) {
       const std::exception_ptr error = std::current_exception();
       {

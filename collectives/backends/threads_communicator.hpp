@@ -22,18 +22,34 @@
 
 namespace ringlab {
 
+// How a matched send reaches its receive. The threads backend copies with memcpy on the thread
+// that made the match; the cuda-peer backend queues a device copy on the receiver's stream and
+// hands the sender a token (an event) that its wait turns into a stream dependency.
+class ThreadsTransport {
+ public:
+  virtual ~ThreadsTransport() = default;
+  // Called once per matched pair with both buffers; returns what the sender's wait needs (or null).
+  virtual std::shared_ptr<void> move(const std::byte* source, std::byte* target, std::size_t bytes, int from,
+                                     int to) = 0;
+  // Called by the sender's successful wait (once) with move()'s token.
+  virtual void send_completed(int /*rank*/, const std::shared_ptr<void>& /*token*/) {}
+};
+
 // State shared by the N communicators of one threads job: mailboxes, barrier and abort flag.
 class ThreadsWorld {
  public:
   struct Channel;  // one (src, dst) mailbox, defined in the .cpp
 
-  explicit ThreadsWorld(int nranks);  // throws std::invalid_argument unless nranks >= 1
+  // Throws std::invalid_argument unless nranks >= 1. Without a transport, matched messages are
+  // copied with memcpy.
+  explicit ThreadsWorld(int nranks, std::shared_ptr<ThreadsTransport> transport = nullptr);
   ~ThreadsWorld();
   ThreadsWorld(const ThreadsWorld&) = delete;
   ThreadsWorld& operator=(const ThreadsWorld&) = delete;
 
   int size() const { return nranks_; }
   Channel& channel(int src, int dst);
+  ThreadsTransport* transport() const { return transport_.get(); }
 
   // Sets the abort flag (the first reason is kept) and wakes every waiter, which then throws
   // CommunicationError.
@@ -45,6 +61,7 @@ class ThreadsWorld {
 
  private:
   int nranks_;
+  std::shared_ptr<ThreadsTransport> transport_;
   std::vector<std::unique_ptr<Channel>> channels_;  // nranks * nranks, index src * nranks + dst
 
   mutable std::mutex abort_mutex_;
@@ -82,5 +99,11 @@ class ThreadsCommunicator final : public Communicator {
 // throws, the world is aborted at once (the other ranks' waits throw CommunicationError), and
 // after every thread has been joined the first exception thrown is rethrown.
 void run_threads(int nranks, const std::function<void(Communicator&)>& body);
+
+// The same on an existing world, with the communicator of each rank made by `make_communicator`
+// on that rank's thread (the cuda-peer backend wraps a ThreadsCommunicator with its device).
+void run_threads(const std::shared_ptr<ThreadsWorld>& world,
+                 const std::function<std::unique_ptr<Communicator>(int rank)>& make_communicator,
+                 const std::function<void(Communicator&)>& body);
 
 }  // namespace ringlab

@@ -1,0 +1,162 @@
+#include "cuda_peer_communicator.hpp"
+
+#include <fmt/format.h>
+
+#include <cstring>
+#include <set>
+
+#include "device_memory.hpp"
+
+namespace ringlab::cuda {
+
+// Per-rank devices and streams, per-device event pools, and the peer-access summary.
+class CudaPeerWorld {
+ public:
+  explicit CudaPeerWorld(std::vector<int> devices) : devices_(std::move(devices)) {
+    std::set<int> distinct(devices_.begin(), devices_.end());
+    for (int device : distinct) pools_.push_back(std::make_shared<EventPool>(DeviceContext{-1, device}));
+    for (std::size_t rank = 0; rank < devices_.size(); ++rank)
+      streams_.push_back(std::make_unique<Stream>(DeviceContext{static_cast<int>(rank), devices_[rank]}));
+    enable_peer_access(distinct);
+  }
+
+  int size() const { return static_cast<int>(devices_.size()); }
+  int device(int rank) const { return devices_[static_cast<std::size_t>(rank)]; }
+  cudaStream_t stream(int rank) const { return streams_[static_cast<std::size_t>(rank)]->get(); }
+  EventPool& pool(int device) {
+    for (const auto& pool : pools_)
+      if (pool->device() == device) return *pool;
+    throw std::logic_error(fmt::format("cuda-peer backend: no event pool for device {}", device));
+  }
+  const std::string& description() const { return description_; }
+
+ private:
+  void enable_peer_access(const std::set<int>& distinct) {
+    const int gpus = static_cast<int>(distinct.size());
+    if (gpus == 1) {
+      description_ = fmt::format("cudaMemcpyAsync between {} virtual ranks on GPU {}", size(), *distinct.begin());
+      return;
+    }
+    int pairs = 0;
+    int enabled = 0;
+    for (int from : distinct)
+      for (int to : distinct) {
+        if (from == to) continue;
+        ++pairs;
+        int possible = 0;
+        check_cuda(cudaDeviceCanAccessPeer(&possible, from, to), {-1, from}, "cudaDeviceCanAccessPeer");
+        if (possible == 0) continue;
+        const ScopedDevice current({-1, from});
+        const cudaError_t status = cudaDeviceEnablePeerAccess(to, 0);
+        if (status == cudaErrorPeerAccessAlreadyEnabled) cudaGetLastError();
+        else check_cuda(status, {-1, from}, fmt::format("cudaDeviceEnablePeerAccess(peer {})", to));
+        ++enabled;
+      }
+    description_ = fmt::format("cudaMemcpyPeerAsync between {} ranks on {} GPUs (peer access on {} of {} GPU pairs)",
+                               size(), gpus, enabled, pairs);
+  }
+
+  std::vector<int> devices_;
+  std::vector<std::shared_ptr<EventPool>> pools_;
+  std::vector<std::unique_ptr<Stream>> streams_;
+  std::string description_;
+};
+
+namespace {
+
+// Queues matched transfers on the receiver's stream (see the header for the protocol).
+class PeerTransport final : public ThreadsTransport {
+ public:
+  void attach(std::shared_ptr<CudaPeerWorld> world) { world_ = std::move(world); }
+
+  std::shared_ptr<void> move(const std::byte* source, std::byte* target, std::size_t bytes, int from,
+                             int to) override {
+    if (bytes == 0) return nullptr;
+    const bool source_on_device = is_device_pointer(source);
+    const bool target_on_device = is_device_pointer(target);
+    if (!source_on_device && !target_on_device) {
+      std::memcpy(target, source, bytes);
+      return nullptr;
+    }
+    const DeviceContext sender{from, world_->device(from)};
+    const DeviceContext receiver{to, world_->device(to)};
+    {
+      const auto ready = world_->pool(sender.device).acquire();
+      {
+        const ScopedDevice current(sender);
+        check_cuda(cudaEventRecord(ready->get(), world_->stream(from)), sender, "cudaEventRecord (send ready)");
+      }
+      const ScopedDevice current(receiver);
+      check_cuda(cudaStreamWaitEvent(world_->stream(to), ready->get(), 0), receiver, "cudaStreamWaitEvent (send ready)");
+    }
+    const ScopedDevice current(receiver);
+    if (source_on_device && target_on_device && sender.device != receiver.device)
+      check_cuda(cudaMemcpyPeerAsync(target, receiver.device, source, sender.device, bytes, world_->stream(to)),
+                 receiver, fmt::format("cudaMemcpyPeerAsync({} bytes from rank {} on device {})", bytes, from,
+                                       sender.device));
+    else
+      check_cuda(cudaMemcpyAsync(target, source, bytes, cudaMemcpyDefault, world_->stream(to)), receiver,
+                 fmt::format("cudaMemcpyAsync({} bytes from rank {})", bytes, from));
+    if (!source_on_device || !target_on_device) {  // host memory involved: finish now
+      check_cuda(cudaStreamSynchronize(world_->stream(to)), receiver, "cudaStreamSynchronize");
+      return nullptr;
+    }
+    std::shared_ptr<EventPool::Lease> done = world_->pool(receiver.device).acquire();
+    check_cuda(cudaEventRecord(done->get(), world_->stream(to)), receiver, "cudaEventRecord (copy done)");
+    return done;
+  }
+
+  void send_completed(int rank, const std::shared_ptr<void>& token) override {
+    const auto& done = *static_cast<const EventPool::Lease*>(token.get());
+    const DeviceContext sender{rank, world_->device(rank)};
+    const ScopedDevice current(sender);
+    check_cuda(cudaStreamWaitEvent(world_->stream(rank), done.get(), 0), sender, "cudaStreamWaitEvent (copy done)");
+  }
+
+ private:
+  std::shared_ptr<CudaPeerWorld> world_;
+};
+
+// The threads world of each cuda-peer world (the communicators share it).
+std::shared_ptr<ThreadsWorld> make_matching_world(const std::shared_ptr<CudaPeerWorld>& world) {
+  auto transport = std::make_shared<PeerTransport>();
+  transport->attach(world);
+  return std::make_shared<ThreadsWorld>(world->size(), transport);
+}
+
+}  // namespace
+
+CudaPeerCommunicator::CudaPeerCommunicator(std::shared_ptr<CudaPeerWorld> world, int rank,
+                                           std::shared_ptr<ThreadsWorld> matching)
+    : world_(std::move(world)), rank_(rank), device_(world_->device(rank)), matching_(std::move(matching), rank) {
+  check_cuda(cudaSetDevice(device_), {rank_, device_}, "cudaSetDevice");
+}
+
+CudaPeerCommunicator::~CudaPeerCommunicator() { cudaStreamSynchronize(world_->stream(rank_)); }
+
+int CudaPeerCommunicator::size() const { return world_->size(); }
+
+RequestPtr CudaPeerCommunicator::post_send(std::span<const std::byte> data, int peer, int tag) {
+  return matching_.post_send(data, peer, tag);
+}
+
+RequestPtr CudaPeerCommunicator::post_recv(std::span<std::byte> data, int peer, int tag) {
+  return matching_.post_recv(data, peer, tag);
+}
+
+void CudaPeerCommunicator::barrier(Clock::time_point deadline) { matching_.barrier(deadline); }
+
+void CudaPeerCommunicator::abort(std::string_view reason) { matching_.abort(reason); }
+
+std::string CudaPeerCommunicator::transport_description() const { return world_->description(); }
+
+cudaStream_t CudaPeerCommunicator::stream() const { return world_->stream(rank_); }
+
+void run_cuda_peer(const std::vector<int>& devices, const std::function<void(Communicator&)>& body) {
+  auto world = std::make_shared<CudaPeerWorld>(devices);
+  std::shared_ptr<ThreadsWorld> matching = make_matching_world(world);
+  run_threads(
+      matching, [&](int rank) { return std::make_unique<CudaPeerCommunicator>(world, rank, matching); }, body);
+}
+
+}  // namespace ringlab::cuda

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# scripts/gpu-check.sh OUTDIR: the prepared GPU check, in at most 6 minutes on a machine with a
+# GPU, CUDA 13, CMake and Python (NCCL in a pip wheel), without MPI and without internet:
+#   1. reuse the build in $RINGLAB_GPU_BUILD (default build/gpu) when its binaries run here,
+#      otherwise configure and build it (-DRINGLAB_ENABLE_MPI=OFF, CUDA on, NCCL found through
+#      RINGLAB_NCCL_ROOT or the nvidia.nccl pip wheel);
+#   2. the GPU tests (those of ctest -L gpu, largest count 2^16 + 3): device kernels and
+#      cuda-peer, bit for bit;
+#   3. ringlab_device_bench: the float32 sum kernel on 1 GiB against a device-to-device copy;
+#   4. ringlab bench --backend cuda-peer for every algorithm at N = 2, 4, 8 virtual ranks on GPU 0,
+#      8 B .. 256 MiB, JSON reports in OUTDIR (validated when python3 has jsonschema).
+# Every step runs under `timeout`; OUTDIR/summary.txt says what ran, what passed and the figures.
+# `scripts/gpu-check.sh --prepare` (on the build machine) makes build/gpu and copies the shared
+# libraries its binaries need beyond CUDA/NCCL (libfmt) into build/gpu/runtime-libs, so the
+# folder can be carried to a GPU machine that lacks the Debian packages.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+build=${RINGLAB_GPU_BUILD:-build/gpu}
+
+nccl_root() {
+  if [[ -n ${RINGLAB_NCCL_ROOT:-} ]]; then echo "$RINGLAB_NCCL_ROOT"; return; fi
+  python3 -c 'import nvidia.nccl, os; print(os.path.dirname(nvidia.nccl.__file__))' 2>/dev/null || true
+}
+
+configure_and_build() {
+  local root generator
+  root=$(nccl_root)
+  generator=$(command -v ninja >/dev/null && echo Ninja || echo 'Unix Makefiles')
+  configure() {
+    cmake -S . -B "$build" -G "$generator" -DCMAKE_BUILD_TYPE=Release -DRINGLAB_ENABLE_MPI=OFF \
+      -DRINGLAB_ENABLE_BENCHMARKS=OFF -DRINGLAB_ENABLE_CUDA=ON ${root:+-DRINGLAB_NCCL_ROOT="$root"} \
+      ${CMAKE_CUDA_COMPILER:+-DCMAKE_CUDA_COMPILER="$CMAKE_CUDA_COMPILER"} "$@"
+  }
+  # Without GoogleTest the tests are left out (the bench steps still run).
+  configure || configure -DRINGLAB_ENABLE_TESTS=OFF || return 1
+  local targets=(ringlab ringlab_device_bench)
+  cmake --build "$build" --target help | grep -q ringlab_cuda_tests && targets+=(ringlab_cuda_tests)
+  cmake --build "$build" -j "$(nproc)" --target "${targets[@]}"
+}
+
+if [[ ${1:-} == --prepare ]]; then
+  configure_and_build || exit 1
+  mkdir -p "$build/runtime-libs"
+  ldd "$build/cli/ringlab" | awk '/libfmt/ {print $3}' | xargs -r cp -L -t "$build/runtime-libs"
+  echo "gpu-check: $build is ready ($(ls "$build/runtime-libs" | tr '\n' ' '))"
+  exit 0
+fi
+
+out=${1:?usage: scripts/gpu-check.sh OUTDIR  (or --prepare)}
+mkdir -p "$out"
+summary=$out/summary.txt
+start=$(date +%s)
+log() { echo "$*" | tee -a "$summary"; }
+: >"$summary"
+log "# ringlab gpu-check $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname), commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+
+# Libraries from pip wheels (NCCL; the CUDA runtime where the toolkit's is not on the loader path).
+wheel_libs=$(python3 -c 'import importlib, os
+for name in ("nvidia.nccl", "nvidia.cuda_runtime"):
+    try: print(os.path.join(os.path.dirname(importlib.import_module(name).__file__), "lib"))
+    except Exception: pass' 2>/dev/null | paste -sd:)
+root=$(nccl_root)
+export LD_LIBRARY_PATH="$PWD/$build/runtime-libs${root:+:$root/lib}${wheel_libs:+:$wheel_libs}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+runs() { "$build/cli/ringlab" --help >/dev/null 2>&1 && "$build/bench/ringlab_device_bench" --help >/dev/null 2>&1; }
+if runs; then
+  log "build: reusing $build"
+else
+  log "build: $build does not run here; configuring and building it (log: $out/build.log)"
+  timeout 240 bash -c "$(declare -f nccl_root configure_and_build); build=$build; configure_and_build" >"$out/build.log" 2>&1 \
+    || { log "build: FAILED (see $out/build.log)"; exit 1; }
+fi
+command -v nvidia-smi >/dev/null && nvidia-smi -L >"$out/nvidia-smi.txt" 2>&1
+status=0
+
+left() { echo $((360 - ($(date +%s) - start))); }
+step() {  # step NAME SECONDS COMMAND...: runs under timeout, logs the outcome
+  local name=$1 limit=$2
+  shift 2
+  ((limit > $(left) - 5)) && limit=$(($(left) - 5))
+  if ((limit < 5)); then log "$name: NOT RUN (6-minute budget spent)"; status=1; return; fi
+  timeout "$limit" "$@" >"$out/$name.log" 2>&1
+  local rc=$?
+  if ((rc == 0)); then log "$name: ok ($(($(date +%s) - start)) s elapsed)"; else log "$name: FAILED rc=$rc (see $out/$name.log)"; status=1; fi
+}
+
+# The tests of CTest label gpu, run by the test binary itself (a carried build's CTest files name
+# the build machine's paths); gpu.bench_cuda_peer is covered by the bench step below.
+if [[ ! -x $build/tests/ringlab_cuda_tests ]]; then
+  log "gpu-tests: NOT RUN ($build has no ringlab_cuda_tests: built without GoogleTest)"
+  status=1
+else
+# The largest count drops from 2^20 + 3 to 2^16 + 3 elements (as the sanitizer build does) to fit
+# the 6 minutes; `ctest -L gpu` in a build runs the full sizes.
+step gpu-tests 150 env RINGLAB_TEST_LARGE_COUNT=65539 "$build/tests/ringlab_cuda_tests" --gtest_filter='*DeviceReduce*:*CudaPeer*:CudaErrors.*'
+grep -E "^\[  (PASSED|FAILED|SKIPPED) +\] [0-9]+ test" "$out/gpu-tests.log" | tee -a "$summary"
+if grep -q "no CUDA device" "$out/gpu-tests.log"; then log "gpu-tests: SKIPPED, no CUDA device is visible"; status=1; fi
+fi
+step device-reduce 40 "$build/bench/ringlab_device_bench" --bytes $((1 << 30)) --repetitions 10 --json "$out/device-reduce.json"
+cat "$out/device-reduce.log" >>"$summary"
+for n in 2 4 8; do
+  step "cuda-peer-n$n" 50 "$build/cli/ringlab" bench --backend cuda-peer --ranks "$n" --ranks-per-gpu "$n" -b 8 -e 256M -f 2 \
+    -n 5 -w 2 --iters-small 20 --segment-bytes 0 --timeout 60 --json "$out/cuda-peer-n$n.json" --force
+  grep -E "^# Avg bus bandwidth|Out of bounds" "$out/cuda-peer-n$n.log" >>"$summary"
+done
+if python3 -c 'import jsonschema' 2>/dev/null; then
+  for report in "$out"/cuda-peer-n*.json; do
+    [[ -f $report ]] && step "validate-$(basename "$report" .json)" 20 python3 plotting/validate_report.py "$report"
+  done
+else
+  log "validate: skipped (python3 has no jsonschema module)"
+fi
+log "total: $(($(date +%s) - start)) s, status $status"
+exit "$status"
