@@ -15,6 +15,11 @@ class CpuCompute final : public Compute {
 
   void gemm(Transpose transpose_a, Transpose transpose_b, int m, int n, int k, float alpha, const float* a,
             const float* b, float beta, float* c) const override {
+    if (m == 0 || n == 0) return;
+    if (k == 0) {  // BLAS leaves C untouched only when beta == 1; an empty sum is 0
+      for (int i = 0; i < m * n; ++i) c[i] = beta == 0.0f ? 0.0f : beta * c[i];
+      return;
+    }
     const int lda = transpose_a == Transpose::yes ? m : k;
     const int ldb = transpose_b == Transpose::yes ? k : n;
     cblas_sgemm(CblasRowMajor, to_cblas(transpose_a), to_cblas(transpose_b), m, n, k, alpha, a, lda, b, ldb, beta, c,
