@@ -20,6 +20,10 @@ int main(int argc, char** argv) {
   const ringlab::cli::CommandRunner bench = ringlab::cli::add_bench_command(app, command_line);
   const ringlab::cli::CommandRunner topology = ringlab::cli::add_topology_command(app);
   const ringlab::cli::CommandRunner simulate = ringlab::cli::add_simulate_command(app, command_line);
+#ifdef RINGLAB_HAVE_TRAINING
+  const ringlab::cli::CommandRunner train = ringlab::cli::add_train_command(app, command_line);
+  const ringlab::cli::CommandRunner make_cifar = ringlab::cli::add_make_cifar_command(app);
+#endif
   CLI11_PARSE(app, argc, argv);
   try {
     if (app.got_subcommand("schedule")) return schedule();
@@ -28,6 +32,10 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("bench")) return bench();
     if (app.got_subcommand("topology")) return topology();
     if (app.got_subcommand("simulate")) return simulate();
+#ifdef RINGLAB_HAVE_TRAINING
+    if (app.got_subcommand("train")) return train();
+    if (app.got_subcommand("make-cifar")) return make_cifar();
+#endif
   } catch (const std::exception& error) {
     fmt::print(stderr, "ringlab: error: {}\n", error.what());
     return 2;
