@@ -55,7 +55,6 @@ void print_header(const training::TrainRunContext& context, const training::Trai
 
 int run_on(Communicator& comm, const TrainArguments& arguments, const std::string& command_line,
            const std::string& backend) {
-  training::use_single_blas_thread();
   const bool print = comm.rank() == 0;
   std::vector<std::string> lines;
   const training::TrainRunResult result =
@@ -130,6 +129,7 @@ CommandRunner add_train_command(CLI::App& app, const std::string& command_line) 
     bench::check_output_path(a.json, a.force);
     const std::string backend = resolve_backend(a.backend);
     training::check_config(a.run.config, expected_ranks(backend, a.ranks));
+    training::use_single_blas_thread();  // once per process, before any rank thread starts
     return run_ranks(backend, a.ranks, [&](Communicator& comm) { return run_on(comm, a, command_line, backend); });
   };
 }

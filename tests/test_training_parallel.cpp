@@ -46,6 +46,7 @@ RunOutcome train(const TrainConfig& config, int nranks, int run_steps = steps) {
   RunOutcome outcome;
   std::mutex mutex;
   std::vector<std::vector<float>> per_rank(static_cast<std::size_t>(nranks));
+  use_single_blas_thread();  // the ranks are the parallelism, as in ringlab train
   run_threads(nranks, [&](Communicator& comm) {
     const auto compute = make_cpu_compute();
     const auto indices = records_of_rank(records, config.global_batch, run_steps, comm.rank(), nranks);

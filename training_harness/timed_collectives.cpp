@@ -10,23 +10,33 @@ namespace ringlab::training {
 namespace {
 
 std::unique_ptr<PreparedCollective> prepare(const std::string& algorithm, Collective collective, Communicator& comm) {
-  if (algorithm == mpi_native && collective != Collective::allreduce)
-    throw std::invalid_argument(fmt::format(
-        "--mode hybrid needs {} and mpi-native offers only allreduce; pick parameter_server, ring or interval_paired",
-        name_of(collective)));
-  if (algorithm != mpi_native && !supports(find_algorithm(algorithm), collective))
-    throw std::invalid_argument(fmt::format(
-        "--mode hybrid needs reduce_scatter and allgather, but algorithm '{}' has no {} schedule; "
-        "pick parameter_server, ring or interval_paired",
-        algorithm, name_of(collective)));
   return std::make_unique<PreparedCollective>(algorithm, collective, AlgorithmOptions{}, comm.size(), comm.rank());
 }
 
 }  // namespace
 
+void check_algorithm(const std::string& algorithm, bool need_gather_and_scatter) {
+  if (algorithm == mpi_native) {
+    if (need_gather_and_scatter)
+      throw std::invalid_argument(
+          "--mode hybrid needs reduce_scatter and allgather, and mpi-native offers only allreduce; "
+          "pick parameter_server, ring or interval_paired");
+    return;
+  }
+  const AlgorithmInfo& info = find_algorithm(algorithm);  // throws listing the valid names
+  if (!need_gather_and_scatter) return;
+  for (Collective collective : {Collective::reduce_scatter, Collective::allgather})
+    if (!supports(info, collective))
+      throw std::invalid_argument(fmt::format(
+          "--mode hybrid needs reduce_scatter and allgather, but algorithm '{}' has no {} schedule; "
+          "pick parameter_server, ring or interval_paired",
+          algorithm, name_of(collective)));
+}
+
 TimedCollectives::TimedCollectives(Communicator& comm, const std::string& algorithm, bool need_gather_and_scatter,
                                    ExecuteOptions options)
     : comm_(comm), options_(options) {
+  check_algorithm(algorithm, need_gather_and_scatter);
   options_.check_consistency = false;  // counts differ between calls; the trainer checks its config once
   allreduce_call_ = prepare(algorithm, Collective::allreduce, comm);
   report_call_ = prepare("ring", Collective::allreduce, comm);

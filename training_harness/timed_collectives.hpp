@@ -20,6 +20,10 @@ struct CollectiveTotals {
   double seconds = 0.0;
 };
 
+// Throws std::invalid_argument naming the valid choices when `algorithm` is unknown or, with
+// need_gather_and_scatter (hybrid mode), lacks a reduce-scatter or all-gather schedule.
+void check_algorithm(const std::string& algorithm, bool need_gather_and_scatter);
+
 class TimedCollectives {
  public:
   // Throws std::invalid_argument when `algorithm` lacks a needed collective, naming the ones
