@@ -2,6 +2,7 @@
 // `ringlab make-cifar` (synthetic data in the CIFAR-10 binary format).
 #include <fmt/format.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -45,28 +46,31 @@ void print_header(const training::TrainRunContext& context, const training::Trai
              "head {} parameters, {:.3g} MAC/sample\n",
              context.transport, options.config.model.describe(), p.backbone, 100.0 * static_cast<double>(p.backbone) / parameters,
              p.backbone_macs_per_sample, 100.0 * p.backbone_macs_per_sample / macs, p.head, p.head_macs_per_sample);
-  fmt::print("# mode {} | algorithm {} | global batch {} ({} per rank) | data {}\n",
+  fmt::print("# mode {} | algorithm {} | global batch {} ({} per rank) | {} gradient buckets | data {}\n",
              training::name_of(options.config.mode), options.config.algorithm, options.config.global_batch,
-             options.config.global_batch / context.nranks, result.data_description);
-  for (const training::CollectiveUse& use : result.collectives)
-    if (use.calls_per_step > 0)
-      fmt::print("# per step: {} x{:g}, {:.0f} B\n", use.name, use.calls_per_step, use.bytes_per_step);
+             options.config.global_batch / context.nranks, result.gradient_buckets, result.data_description);
+  std::fflush(stdout);
 }
 
 int run_on(Communicator& comm, const TrainArguments& arguments, const std::string& command_line,
            const std::string& backend) {
   const bool print = comm.rank() == 0;
-  std::vector<std::string> lines;
-  const training::TrainRunResult result =
-      training::run_training(comm, arguments.run, [&](const training::StepSummary& step) {
-        if (print && (step.step % arguments.log_every == 0 || step.step + 1 == arguments.run.steps))
-          lines.push_back(training::format_step_line(step, arguments.run.steps, arguments.run.config.global_batch));
+  training::TrainRunContext context{command_line, backend, comm.transport_description(), comm.size(), {}};
+  if (print) context.machine = bench::describe_machine(mpi_library_name());
+  const training::TrainRunResult result = training::run_training(
+      comm, arguments.run,
+      [&](const training::TrainRunResult& start) {
+        if (print) print_header(context, arguments.run, start);
+      },
+      [&](const training::StepSummary& step) {
+        if (!print || (step.step % arguments.log_every != 0 && step.step + 1 != arguments.run.steps)) return;
+        fmt::print("{}\n", training::format_step_line(step, arguments.run.steps, arguments.run.config.global_batch));
+        std::fflush(stdout);
       });
   if (!print) return 0;
-  training::TrainRunContext context{command_line, backend, comm.transport_description(), comm.size(),
-                                    bench::describe_machine(mpi_library_name())};
-  print_header(context, arguments.run, result);
-  for (const std::string& line : lines) fmt::print("{}\n", line);
+  for (const training::CollectiveUse& use : result.collectives)
+    if (use.calls_per_step > 0)
+      fmt::print("# per step: {} x{:g}, {:.0f} B\n", use.name, use.calls_per_step, use.bytes_per_step);
   const training::StepSummary mean = training::mean_of_timed_steps(result);
   fmt::print("# mean of {} timed steps: {:.2f} ms per step (compute {:.2f}, comm {:.2f}, idle {:.2f}), {:.1f} img/s\n",
              mean.step, mean.iteration_seconds * 1e3, mean.compute_seconds * 1e3, mean.communication_seconds * 1e3,

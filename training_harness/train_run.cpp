@@ -48,6 +48,7 @@ Shard load_shard(const TrainRunOptions& options, int rank, int nranks) {
 }  // namespace
 
 TrainRunResult run_training(Communicator& comm, const TrainRunOptions& options,
+                            const std::function<void(const TrainRunResult&)>& on_start,
                             const std::function<void(const StepSummary&)>& on_step) {
   if (options.steps < 1) throw std::invalid_argument("--steps must be at least 1");
   check_config(options.config, comm.size());
@@ -67,6 +68,7 @@ TrainRunResult run_training(Communicator& comm, const TrainRunOptions& options,
   result.data_records = shard.total;
   result.data_description = shard.description;
   result.compute_name = compute->name();
+  on_start(result);
   const double ranks = comm.size();
   Tensor images;
   std::vector<std::uint8_t> labels;

@@ -56,8 +56,10 @@ struct TrainRunResult {
   double parameter_checksum = 0.0;  // sum of |w| over the whole model after the run
 };
 
-// Collective over the ranks of comm; `on_step` runs on every rank after each step.
+// Collective over the ranks of comm. On every rank, `on_start` runs once the data and the model
+// are ready (the result without steps and collectives) and `on_step` after each step.
 TrainRunResult run_training(Communicator& comm, const TrainRunOptions& options,
+                            const std::function<void(const TrainRunResult&)>& on_start,
                             const std::function<void(const StepSummary&)>& on_step);
 
 }  // namespace ringlab::training
