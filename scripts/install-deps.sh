@@ -2,7 +2,7 @@
 # Installs the Debian packages ringlab builds and tests with, if any is missing (needs root).
 set -euo pipefail
 packages=(cmake ninja-build g++ make pkg-config mpich libmpich-dev libfmt-dev nlohmann-json3-dev libcli11-dev
-          libgtest-dev libgmock-dev libbenchmark-dev python3 python3-matplotlib python3-jsonschema
+          libgtest-dev libgmock-dev libbenchmark-dev libopenblas-dev python3 python3-matplotlib python3-jsonschema
           libhwloc-dev)
 missing=()
 for package in "${packages[@]}"; do

@@ -1,0 +1,180 @@
+// `ringlab train` (the training harness of docs/training.md on the threads or mpi backend) and
+// `ringlab make-cifar` (synthetic data in the CIFAR-10 binary format).
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "cifar_io.hpp"
+#include "cli_util.hpp"
+#include "commands.hpp"
+#include "launch.hpp"
+#include "report.hpp"
+#include "train_report.hpp"
+#include "train_run.hpp"
+
+namespace ringlab::cli {
+
+namespace {
+
+struct TrainArguments {
+  std::string mode = "single";
+  std::string model = "cifar-vgg";
+  std::string data;
+  std::string synthetic = "0";
+  std::string bucket = "25M";
+  std::string backend = "auto";
+  int ranks = 1;
+  int log_every = 1;
+  double timeout_seconds = 300;
+  std::string json;
+  bool force = false;
+  training::TrainRunOptions run;
+};
+
+void print_header(const training::TrainRunContext& context, const training::TrainRunOptions& options,
+                  const training::TrainRunResult& result) {
+  const training::ParameterCounts& p = result.parameters;
+  const double parameters = static_cast<double>(p.backbone + p.head);
+  const double macs = p.backbone_macs_per_sample + p.head_macs_per_sample;
+  fmt::print("# ringlab train: {}\n# host {} | {} | {} cores | backend {} | {} ranks | compute {}\n", context.command,
+             context.machine.hostname, context.machine.cpu_model, context.machine.cores, context.backend,
+             context.nranks, result.compute_name);
+  fmt::print("# transport {}\n# model {}: backbone {} parameters ({:.1f} %), {:.3g} MAC/sample ({:.1f} %); "
+             "head {} parameters, {:.3g} MAC/sample\n",
+             context.transport, options.config.model.describe(), p.backbone, 100.0 * static_cast<double>(p.backbone) / parameters,
+             p.backbone_macs_per_sample, 100.0 * p.backbone_macs_per_sample / macs, p.head, p.head_macs_per_sample);
+  fmt::print("# mode {} | algorithm {} | global batch {} ({} per rank) | {} gradient buckets | data {}\n",
+             training::name_of(options.config.mode), options.config.algorithm, options.config.global_batch,
+             options.config.global_batch / context.nranks, result.gradient_buckets, result.data_description);
+  std::fflush(stdout);
+}
+
+int run_on(Communicator& comm, const TrainArguments& arguments, const std::string& command_line,
+           const std::string& backend) {
+  const bool print = comm.rank() == 0;
+  training::TrainRunContext context{command_line, backend, comm.transport_description(), comm.size(), {}};
+  if (print) context.machine = bench::describe_machine(mpi_library_name());
+  const training::TrainRunResult result = training::run_training(
+      comm, arguments.run,
+      [&](const training::TrainRunResult& start) {
+        if (print) print_header(context, arguments.run, start);
+      },
+      [&](const training::StepSummary& step) {
+        if (!print || (step.step % arguments.log_every != 0 && step.step + 1 != arguments.run.steps)) return;
+        fmt::print("{}\n", training::format_step_line(step, arguments.run.steps, arguments.run.config.global_batch));
+        std::fflush(stdout);
+      });
+  if (!print) return 0;
+  for (const training::CollectiveUse& use : result.collectives)
+    if (use.calls_per_step > 0)
+      fmt::print("# per step: {} x{:g}, {:.0f} B\n", use.name, use.calls_per_step, use.bytes_per_step);
+  const training::StepSummary mean = training::mean_of_timed_steps(result);
+  fmt::print("# mean of {} timed steps: {:.2f} ms per step (compute {:.2f}, comm {:.2f}, idle {:.2f}), {:.1f} img/s\n",
+             mean.step, mean.iteration_seconds * 1e3, mean.compute_seconds * 1e3, mean.communication_seconds * 1e3,
+             mean.idle_seconds * 1e3, arguments.run.config.global_batch / mean.iteration_seconds);
+  if (!arguments.json.empty()) {
+    bench::write_report(arguments.json, training::make_train_report(context, arguments.run, result));
+    fmt::print("# report written to {}\n", arguments.json);
+  }
+  return 0;
+}
+
+void add_train_options(CLI::App* command, TrainArguments& a) {
+  training::TrainConfig& config = a.run.config;
+  command->add_option("--mode", a.mode, "single | dp (data parallel) | hybrid (data-parallel backbone, "
+                                        "model-parallel FC head)")->capture_default_str();
+  command->add_option("--algo", config.algorithm, "Collective algorithm (hybrid needs reduce_scatter and allgather)")
+      ->capture_default_str();
+  command->add_option("--model", a.model, "cifar-vgg | mini-imagenet-vgg, with ,width=K ,fc=H")->capture_default_str();
+  command->add_option("--data", a.data, "Folder with CIFAR-10 data_batch_*.bin files");
+  command->add_option("--synthetic", a.synthetic, "Train on N synthetic records made in memory (K/M suffixes)");
+  command->add_option("--data-seed", a.run.data_seed, "Seed of the synthetic data")->capture_default_str();
+  command->add_option("--steps", a.run.steps, "SGD steps")->capture_default_str();
+  command->add_option("--batch", config.global_batch, "Global batch (a multiple of the ranks)")->capture_default_str();
+  command->add_option("--lr", config.sgd.learning_rate, "Learning rate")->capture_default_str();
+  command->add_option("--momentum", config.sgd.momentum, "SGD momentum")->capture_default_str();
+  command->add_option("--weight-decay", config.sgd.weight_decay, "L2 weight decay")->capture_default_str();
+  command->add_option("--seed", config.seed, "Seed of the initial weights")->capture_default_str();
+  command->add_option("--bucket-bytes", a.bucket, "Gradient bucket size for the all-reduce (K/M suffixes)")
+      ->capture_default_str();
+  command->add_option("--log-every", a.log_every, "Print every K-th step")->capture_default_str();
+  command->add_option("--backend", a.backend, "auto (mpi under mpiexec, else threads) | mpi | threads")
+      ->capture_default_str();
+  command->add_option("--ranks", a.ranks, "Ranks for the threads backend")->capture_default_str();
+  command->add_option("--timeout", a.timeout_seconds, "Seconds any rank waits before the job fails")
+      ->capture_default_str();
+  command->add_option("--json", a.json, "Write a ringlab.train/1 report to this file");
+  command->add_flag("--force", a.force, "Overwrite an existing report");
+}
+
+}  // namespace
+
+CommandRunner add_train_command(CLI::App& app, const std::string& command_line) {
+  auto arguments = std::make_shared<TrainArguments>();
+  CLI::App* command = app.add_subcommand(
+      "train", "Train a VGG-style image classifier with single, data-parallel or hybrid parallelism over ringlab's "
+               "collectives (docs/training.md)");
+  add_train_options(command, *arguments);
+  return [arguments, command_line] {
+    TrainArguments& a = *arguments;
+    a.run.config.mode = training::parse_mode(a.mode);
+    a.run.config.model = training::parse_model(a.model);
+    a.run.data_folder = a.data;
+    a.run.synthetic_records = static_cast<std::uint64_t>(parse_size(a.synthetic));
+    if (!a.data.empty() && a.run.synthetic_records > 0)
+      throw std::invalid_argument("give either --data DIR or --synthetic N, not both");
+    a.run.config.bucket_bytes = static_cast<std::size_t>(parse_size(a.bucket));
+    if (a.log_every < 1) throw std::invalid_argument("--log-every must be at least 1");
+    if (a.timeout_seconds <= 0) throw std::invalid_argument("--timeout must be positive");
+    a.run.config.execute.timeout = timeout_from_seconds(a.timeout_seconds);
+    bench::check_output_path(a.json, a.force);
+    const std::string backend = resolve_backend(a.backend);
+    training::check_config(a.run.config, expected_ranks(backend, a.ranks));
+    training::use_single_blas_thread();  // once per process, before any rank thread starts
+    return run_ranks(backend, a.ranks, [&](Communicator& comm) { return run_on(comm, a, command_line, backend); });
+  };
+}
+
+CommandRunner add_make_cifar_command(CLI::App& app) {
+  struct Arguments {
+    std::string out;
+    std::string records = "10000";
+    int files = 5;
+    std::uint64_t seed = 1;
+    bool force = false;
+  };
+  auto arguments = std::make_shared<Arguments>();
+  CLI::App* command = app.add_subcommand(
+      "make-cifar", "Write synthetic images with learnable classes in the CIFAR-10 binary format (data_batch_K.bin)");
+  command->add_option("--out", arguments->out, "Folder to write (created if missing)")->required();
+  command->add_option("--records", arguments->records, "Records in all (K/M suffixes)")->capture_default_str();
+  command->add_option("--files", arguments->files, "Number of data_batch_K.bin files")->capture_default_str();
+  command->add_option("--seed", arguments->seed, "Seed (the same as train --data-seed makes the same images)")
+      ->capture_default_str();
+  command->add_flag("--force", arguments->force, "Overwrite existing files");
+  return [arguments] {
+    const std::uint64_t records = static_cast<std::uint64_t>(parse_size(arguments->records));
+    if (records < 1) throw std::invalid_argument("--records must be at least 1");
+    if (arguments->files < 1 || static_cast<std::uint64_t>(arguments->files) > records)
+      throw std::invalid_argument(fmt::format("--files must be between 1 and --records ({})", records));
+    std::filesystem::create_directories(arguments->out);
+    const auto files = static_cast<std::uint64_t>(arguments->files);
+    for (std::uint64_t f = 0; f < files; ++f) {
+      const std::filesystem::path path =
+          std::filesystem::path(arguments->out) / fmt::format("data_batch_{}.bin", f + 1);
+      if (std::filesystem::exists(path) && !arguments->force)
+        throw std::invalid_argument(fmt::format("'{}' already exists; pass --force to overwrite it", path.string()));
+      std::vector<std::uint64_t> indices;
+      for (std::uint64_t i = records * f / files; i < records * (f + 1) / files; ++i) indices.push_back(i);
+      training::write_cifar_file(
+          path, training::make_synthetic(indices, training::cifar_image_size, training::cifar_classes, arguments->seed));
+      fmt::print("{}: {} records\n", path.string(), indices.size());
+    }
+    return 0;
+  };
+}
+
+}  // namespace ringlab::cli
