@@ -26,6 +26,7 @@ struct TopologyShowArguments {
 
 struct TopologyDetectArguments {
   int ranks = 0;  // 0: one per core
+  bool host = false;  // host-shm even when GPUs are found
   std::string json;
   bool force = false;
 };
@@ -33,6 +34,10 @@ struct TopologyDetectArguments {
 constexpr const char* uncalibrated = "uncalibrated; run ringlab calibrate";
 
 nlohmann::json host_to_json(const DetectedHost& host) {
+  nlohmann::json peers = nlohmann::json::array();
+  for (const GpuPeer& peer : host.gpu_peers)
+    peers.push_back({{"from", peer.from}, {"to", peer.to}, {"access", peer.access},
+                     {"performance_rank", peer.performance_rank}});
   nlohmann::json devices = nlohmann::json::array();
   for (const PciDevice& device : host.pci_devices)
     devices.push_back({{"bus_id", device.bus_id},
@@ -43,18 +48,30 @@ nlohmann::json host_to_json(const DetectedHost& host) {
   return {{"packages", host.packages},       {"numa_nodes", host.numa_nodes},
           {"cores", host.cores},             {"processing_units", host.processing_units},
           {"memory_bytes", host.memory_bytes}, {"pci_devices", std::move(devices)},
-          {"gpus", host.gpus}};
+          {"gpus", host.gpus},               {"gpu_list", host.gpu_list},
+          {"gpu_peers", peers}};
 }
 
-// hwloc's inventory, then the host-shm topology for `ranks` processes on its cores: the preset's
-// default bandwidths and latency (hwloc cannot measure them), marked uncalibrated.
+// hwloc's inventory and the CUDA runtime's GPUs, then the topology they imply: with 2 GPUs or
+// more (and no --host) the GPUs' (preset_for_gpus), else host-shm for `ranks` processes on its
+// cores; the presets' default bandwidths and latency (neither tool measures them), marked
+// uncalibrated.
 int run_detect(const TopologyDetectArguments& arguments) {
   if (arguments.ranks < 0) throw std::invalid_argument("--ranks must be positive");
   bench::check_output_path(arguments.json, arguments.force);
   const DetectedHost host = detect_host();
   const int cores = host.cores > 0 ? host.cores : std::max(1, host.processing_units);
+  const int gpus = static_cast<int>(host.gpu_list.size());
+  const bool gpu_topology = gpus >= 2 && !arguments.host;
+  if (gpu_topology && arguments.ranks != 0 && arguments.ranks != gpus)
+    throw std::invalid_argument(fmt::format("--ranks {} does not match the {} GPUs found; omit --ranks, or pass --host for "
+                                            "a topology of CPU processes",
+                                            arguments.ranks, gpus));
   const int ranks = arguments.ranks == 0 ? cores : arguments.ranks;
-  const std::string preset = fmt::format("host-shm:{},cores={}", ranks, cores);
+  const bool peer_access_everywhere = std::all_of(host.gpu_peers.begin(), host.gpu_peers.end(),
+                                                  [](const GpuPeer& peer) { return peer.access; });
+  const std::string preset = gpu_topology ? preset_for_gpus(gpus, peer_access_everywhere)
+                                          : fmt::format("host-shm:{},cores={}", ranks, cores);
   const Topology topology = make_preset_topology(preset);
   fmt::print("# ringlab topology detect (hwloc): {} package(s), {} NUMA node(s), {} core(s), {} processing unit(s), "
              "{:.1f} GiB\n",
@@ -65,6 +82,10 @@ int run_detect(const TopologyDetectArguments& arguments) {
     fmt::print("#   {} class {:04x} vendor {:04x} device {:04x} {}\n", device.bus_id, device.class_id,
                device.vendor_id, device.device_id, device.name);
   fmt::print("# GPUs: {}\n", host.gpus);
+  for (const std::string& gpu : host.gpu_list) fmt::print("#   {}\n", gpu);
+  for (const GpuPeer& peer : host.gpu_peers)
+    fmt::print("#   GPU {} -> GPU {}: peer access {}, performance rank {}\n", peer.from, peer.to,
+               peer.access ? "yes" : "no", peer.performance_rank);
   fmt::print("# topology {}: bandwidths and latency are the preset's defaults ({})\n", preset, uncalibrated);
   if (arguments.json.empty()) {
     print_topology_summary(std::cout, topology, RouteListing::examples);
@@ -100,9 +121,12 @@ CommandRunner add_topology_command(CLI::App& app) {
                              all_pairs_limit));
   auto detect_arguments = std::make_shared<TopologyDetectArguments>();
   CLI::App* detect = command->add_subcommand(
-      "detect", "This machine through hwloc (packages, NUMA nodes, cores, PCI devices) as a host-shm topology; "
-                "bandwidths stay at the preset's defaults (uncalibrated; run ringlab calibrate)");
+      "detect", "This machine through hwloc (packages, NUMA nodes, cores, PCI devices) and, in CUDA builds, the "
+                "CUDA runtime (GPUs, peer access): a GPU topology with 2 GPUs or more, else host-shm; bandwidths stay "
+                "at the presets' defaults (uncalibrated; run ringlab calibrate)");
   detect->add_option("--ranks", detect_arguments->ranks, "Processes the topology models (default: one per core)");
+  detect->add_flag("--host", detect_arguments->host,
+                   "Model the CPU processes (host-shm) even when two or more GPUs are found");
   detect->add_option("--json", detect_arguments->json, "Write the ringlab.topology/1 file here");
   detect->add_flag("--force", detect_arguments->force, "Overwrite an existing --json file");
   return [arguments, show, detect, detect_arguments] {

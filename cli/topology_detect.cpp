@@ -8,6 +8,9 @@
 #ifdef RINGLAB_HAVE_HWLOC
 #include <hwloc.h>
 #endif
+#ifdef RINGLAB_HAVE_CUDA
+#include "device_info.hpp"
+#endif
 
 namespace ringlab::cli {
 
@@ -49,7 +52,15 @@ DetectedHost detect_host() {
     host.pci_devices.push_back({fmt::format("{:04x}:{:02x}:{:02x}.{:x}", pci.domain, pci.bus, pci.dev, pci.func),
                                 pci.vendor_id, pci.device_id, pci.class_id, device->name ? device->name : ""});
   }
+#ifdef RINGLAB_HAVE_CUDA
+  const cuda::GpuDescription gpus = cuda::describe_gpus();
+  host.gpu_list = gpus.gpus;
+  host.gpus = fmt::format("{} visible to the CUDA runtime ({}); NVML not used", gpus.gpus.size(), gpus.cuda_version);
+  for (const cuda::GpuPeerLink& link : cuda::describe_gpu_peers())
+    host.gpu_peers.push_back({link.from, link.to, link.access, link.performance_rank});
+#else
   host.gpus = "not detected: built without CUDA support";
+#endif
   return host;
 }
 #else

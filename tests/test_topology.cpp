@@ -400,5 +400,16 @@ TEST(TopologySummary, ListsCountsLinkClassesAndRoutes) {
   EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 5 + 12);  // 5 header lines, 4 x 3 routes
 }
 
+TEST(TopologyPresets, GpuPresetFollowsPeerAccess) {
+  EXPECT_EQ(preset_for_gpus(8, true), "fully-connected:8");
+  EXPECT_EQ(preset_for_gpus(4, false), "pcie-tree,switches=4,gpus_per_switch=1");
+  // Both name topologies of that many endpoints; without peer access every route crosses the host bridge.
+  EXPECT_EQ(make_preset_topology(preset_for_gpus(8, true)).num_endpoints(), 8);
+  const Topology staged = make_preset_topology(preset_for_gpus(4, false));
+  EXPECT_EQ(staged.num_endpoints(), 4);
+  EXPECT_EQ(Router(staged).route(0, 1).hops(), 4);
+  EXPECT_THROW(preset_for_gpus(1, true), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace ringlab

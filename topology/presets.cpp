@@ -210,4 +210,10 @@ Topology make_preset_topology(std::string_view preset) {
   return topology;
 }
 
+std::string preset_for_gpus(int gpus, bool peer_access_everywhere) {
+  if (gpus < 2) throw std::invalid_argument(fmt::format("a GPU topology needs at least 2 GPUs, not {}", gpus));
+  return peer_access_everywhere ? fmt::format("fully-connected:{}", gpus)
+                                : fmt::format("pcie-tree,switches={},gpus_per_switch=1", gpus);
+}
+
 }  // namespace ringlab

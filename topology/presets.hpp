@@ -41,4 +41,11 @@ std::string describe_presets();
 // presets when the name is unknown.
 Topology make_preset_topology(std::string_view preset);
 
+// The preset that stands for `gpus` GPUs of one host as the CUDA runtime sees them (ringlab
+// topology detect): fully-connected:G when every ordered pair has peer access (NVLink or
+// NVSwitch-class machines), otherwise pcie-tree with one GPU per PCIe switch, so that every
+// transfer crosses the host bridge (no peer access: staged through the host). Throws
+// std::invalid_argument for fewer than 2 GPUs.
+std::string preset_for_gpus(int gpus, bool peer_access_everywhere);
+
 }  // namespace ringlab

@@ -49,4 +49,22 @@ GpuDescription describe_gpus() {
   return description;
 }
 
+std::vector<GpuPeerLink> describe_gpu_peers() {
+  std::vector<GpuPeerLink> links;
+  const int count = visible_device_count();
+  for (int from = 0; from < count; ++from)
+    for (int to = 0; to < count; ++to) {
+      if (from == to) continue;
+      GpuPeerLink link{from, to, false, -1};
+      int access = 0;
+      if (cudaDeviceCanAccessPeer(&access, from, to) == cudaSuccess) link.access = access != 0;
+      int rank = -1;
+      if (cudaDeviceGetP2PAttribute(&rank, cudaDevP2PAttrPerformanceRank, from, to) == cudaSuccess)
+        link.performance_rank = rank;
+      cudaGetLastError();
+      links.push_back(link);
+    }
+  return links;
+}
+
 }  // namespace ringlab::cuda

@@ -17,4 +17,15 @@ struct GpuDescription {
 
 GpuDescription describe_gpus();
 
+// What the CUDA runtime says about one ordered pair of visible GPUs.
+struct GpuPeerLink {
+  int from = 0;
+  int to = 0;
+  bool access = false;        // cudaDeviceCanAccessPeer
+  int performance_rank = -1;  // cudaDevP2PAttrPerformanceRank (lower is faster); -1 unknown
+};
+
+// Every ordered pair of visible GPUs; empty with fewer than two. Never throws.
+std::vector<GpuPeerLink> describe_gpu_peers();
+
 }  // namespace ringlab::cuda
