@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue 4's calibration and comparison on this machine (results/README.md, "Calibration"):
 # calibrate at N = 2, 4 and 8 (mpi backend), a fresh bench sweep at the same N, then compare the
-# committed 2026-12-02 reports and the fresh ones with the closed-form model on the calibrated
+# committed 2026-12-02 reports and the fresh ones with both models (closed form, flow-level) on the calibrated
 # topologies, and plot. Usage: bash scripts/calibrate-and-compare.sh OUTDIR [BUILD]
 # Calibration never looks at an all-reduce; the bench runs only after every calibration is written.
 set -euo pipefail
