@@ -60,7 +60,7 @@ std::optional<Prediction> ClosedFormModel::predict_symmetric(const Schedule& sch
 }
 
 Prediction ClosedFormModel::predict(const Schedule& schedule, std::int64_t count, DataType type) {
-  check_schedule(schedule, route_costs_.topology(), count);
+  check_schedule(schedule, route_costs_.topology(), count, OpChecks::header_only);  // ops: in pass 1
   if (std::optional<Prediction> symmetric = predict_symmetric(schedule, count, type)) return *std::move(symmetric);
   const auto nranks = static_cast<std::size_t>(schedule.nranks);
   const auto bytes_per_element = static_cast<double>(element_size(type));
@@ -83,11 +83,15 @@ Prediction ClosedFormModel::predict(const Schedule& schedule, std::int64_t count
   std::vector<double> outgoing_seconds(nranks);  // per-port serialisation time in this step
   std::vector<double> incoming_seconds(nranks);
   std::vector<double> reduced_bytes(nranks);
-  struct Transfer {  // one op of the step, in rank order: its peer and its route's latency
+  struct Transfer {  // one op of the step, in rank order: its peer, direction and route latency
     int peer = 0;
+    bool sending = false;
     double latency_seconds = 0;
   };
   std::vector<Transfer> transfers;
+  // transfers[rank_start[r] .. rank_start[r + 1]) are rank r's: pass 2 reads them instead of
+  // walking the schedule's programs again (scattered in memory for an explicit schedule).
+  std::vector<std::size_t> rank_start(nranks + 1, 0);
   for (int step = 0; step < prediction.steps; ++step) {
     // Pass 1: what each port carries and what each rank reduces.
     std::fill(outgoing_seconds.begin(), outgoing_seconds.end(), 0.0);
@@ -97,28 +101,27 @@ Prediction ClosedFormModel::predict(const Schedule& schedule, std::int64_t count
     for (int rank = 0; rank < schedule.nranks; ++rank) {
       const auto self = static_cast<std::size_t>(rank);
       for (const Op& written : step_ops(schedule, rank, step)) {
-        const Op op = schedule.resolve(written, rank);
+        if (!schedule.circulant && !op_in_range(schedule, rank, written)) throw_op_out_of_range(schedule, rank, step, written);
+        const Op op = schedule.circulant ? schedule.resolve(written, rank) : written;
         const double bytes = bytes_of(op);
         const bool sending = op.kind == OpKind::send;
         const RouteCost route = sending ? route_costs_.between(rank, op.peer) : route_costs_.between(op.peer, rank);
         (sending ? outgoing_seconds : incoming_seconds)[self] += bytes * route.seconds_per_byte;
         if (op.kind == OpKind::recv_reduce) reduced_bytes[self] += bytes;
-        transfers.push_back({op.peer, route.latency_seconds});
+        transfers.push_back({op.peer, sending, route.latency_seconds});
       }
+      rank_start[self + 1] = transfers.size();
     }
     // Pass 2: when each transfer ends, hence each rank's step.
-    auto transfer = transfers.cbegin();
-    for (int rank = 0; rank < schedule.nranks; ++rank) {
-      const auto self = static_cast<std::size_t>(rank);
+    for (std::size_t self = 0; self < nranks; ++self) {
       double end = finish[self];
-      for (const Op& written : step_ops(schedule, rank, step)) {
-        const bool sending = written.kind == OpKind::send;
-        const auto peer = static_cast<std::size_t>(transfer->peer);
-        const std::size_t sender = sending ? self : peer;
-        const std::size_t receiver = sending ? peer : self;
-        const double duration = transfer->latency_seconds + std::max(outgoing_seconds[sender], incoming_seconds[receiver]);
+      for (std::size_t i = rank_start[self]; i < rank_start[self + 1]; ++i) {
+        const Transfer& transfer = transfers[i];
+        const auto peer = static_cast<std::size_t>(transfer.peer);
+        const std::size_t sender = transfer.sending ? self : peer;
+        const std::size_t receiver = transfer.sending ? peer : self;
+        const double duration = transfer.latency_seconds + std::max(outgoing_seconds[sender], incoming_seconds[receiver]);
         end = std::max(end, std::max(finish[sender], finish[receiver]) + duration);
-        ++transfer;
       }
       next_finish[self] = end + gamma_seconds_per_byte_ * reduced_bytes[self];
     }

@@ -198,7 +198,7 @@ class Simulation {
       state.pending_send_pieces = 0;
       receives_.clear();
       for (const Op& written : step_ops(schedule_, rank, step)) {
-        const Op op = schedule_.resolve(written, rank);
+        const Op op = schedule_.circulant ? schedule_.resolve(written, rank) : written;
         const int pieces = pieces_of(op).count();
         if (pieces == 0) continue;  // the executor posts nothing for an empty range
         if (op.kind == OpKind::send) {

@@ -8,15 +8,24 @@
 
 namespace ringlab::simulator {
 
-std::span<const Op> step_ops(const Schedule& schedule, int rank, int step) {
-  const RankProgram& program = schedule.programs[schedule.circulant ? 0 : static_cast<std::size_t>(rank)];
-  if (static_cast<std::size_t>(step) >= program.steps.size()) return {};
-  return program.steps[static_cast<std::size_t>(step)];
+namespace {
+
+std::string cannot_simulate(const Schedule& schedule) {
+  return fmt::format("cannot simulate {} {} on {} ranks", schedule.algorithm, name_of(schedule.collective),
+                     schedule.nranks);
 }
 
-void check_schedule(const Schedule& schedule, const Topology& topology, std::int64_t count) {
-  const std::string what = fmt::format("cannot simulate {} {} on {} ranks", schedule.algorithm,
-                                       name_of(schedule.collective), schedule.nranks);
+}  // namespace
+
+void throw_op_out_of_range(const Schedule& schedule, int rank, int step, const Op& op) {
+  throw std::invalid_argument(fmt::format(
+      "{}: {}, step {}: {} peer {} chunks [{},{}) is out of range", cannot_simulate(schedule),
+      schedule.circulant ? std::string("template (peers are offsets)") : fmt::format("rank {}", rank), step,
+      name_of(op.kind), op.peer, op.chunks.begin, op.chunks.end));
+}
+
+void check_schedule(const Schedule& schedule, const Topology& topology, std::int64_t count, OpChecks op_checks) {
+  const std::string what = cannot_simulate(schedule);
   if (count < 0) throw std::invalid_argument(fmt::format("{}: count {} is negative", what, count));
   if (schedule.nranks > topology.num_endpoints())
     throw std::invalid_argument(fmt::format("{}: topology '{}' has only {} endpoints", what, topology.name(),
@@ -26,6 +35,7 @@ void check_schedule(const Schedule& schedule, const Topology& topology, std::int
       (schedule.circulant && schedule.nchunks % schedule.nranks != 0))
     throw std::invalid_argument(fmt::format("{}: malformed schedule header ({} chunks, {} programs, circulant {})",
                                             what, schedule.nchunks, schedule.programs.size(), schedule.circulant));
+  if (op_checks == OpChecks::header_only && !schedule.circulant) return;
   // Every op names an existing peer other than itself and a valid chunk range (a template's
   // peers are offsets, checked as rank 0's). Matching sends and receives is the verifier's job.
   for (std::size_t index = 0; index < schedule.programs.size(); ++index) {
@@ -33,13 +43,7 @@ void check_schedule(const Schedule& schedule, const Topology& topology, std::int
     const std::vector<Step>& steps = schedule.programs[index].steps;
     for (std::size_t step = 0; step < steps.size(); ++step)
       for (const Op& op : steps[step])
-        if (op.peer < 0 || op.peer >= schedule.nranks || op.peer == rank || op.chunks.begin < 0 ||
-            op.chunks.begin >= schedule.nchunks || op.chunks.end <= op.chunks.begin ||
-            op.chunks.end > op.chunks.begin + schedule.nchunks)
-          throw std::invalid_argument(fmt::format(
-              "{}: {}, step {}: {} peer {} chunks [{},{}) is out of range", what,
-              schedule.circulant ? std::string("template (peers are offsets)") : fmt::format("rank {}", rank), step,
-              name_of(op.kind), op.peer, op.chunks.begin, op.chunks.end));
+        if (!op_in_range(schedule, rank, op)) throw_op_out_of_range(schedule, rank, static_cast<int>(step), op);
   }
 }
 
