@@ -157,11 +157,17 @@ int run_simulate(const SimulateArguments& arguments) {
   check_trace_request(arguments, options, sizes);
   const double gamma = simulator::choose_gamma(topology, arguments.gamma_seconds_per_byte);
   const bool flow_level = arguments.model == flow_level_name;
-  simulator::ClosedFormModel closed_form(topology, gamma);
-  simulator::FlowLevelOptions flow_options;
-  flow_options.segment_bytes = static_cast<std::int64_t>(options.segment_bytes);
-  flow_options.record_trace = !arguments.trace.empty();
-  simulator::FlowLevelModel flow_model(topology, gamma, flow_options);
+  // Only the chosen model is built (each holds its own route cache).
+  std::optional<simulator::ClosedFormModel> closed_form;
+  std::optional<simulator::FlowLevelModel> flow_model;
+  if (flow_level) {
+    simulator::FlowLevelOptions flow_options;
+    flow_options.segment_bytes = static_cast<std::int64_t>(options.segment_bytes);
+    flow_options.record_trace = !arguments.trace.empty();
+    flow_model.emplace(topology, gamma, flow_options);
+  } else {
+    closed_form.emplace(topology, gamma);
+  }
   std::vector<Schedule> schedules;
   for (const std::string& name : options.algorithms)
     schedules.push_back(make_schedule(name, Collective::allreduce, nranks, options.algorithm_options));
@@ -178,7 +184,7 @@ int run_simulate(const SimulateArguments& arguments) {
     for (std::size_t i = 0; i < schedules.size(); ++i) {
       double seconds = 0;
       if (flow_level) {
-        const simulator::FlowPrediction predicted = flow_model.predict(schedules[i], size.count, options.type);
+        const simulator::FlowPrediction predicted = flow_model->predict(schedules[i], size.count, options.type);
         seconds = predicted.prediction.seconds;
         if (&size == &sizes.back()) busiest.push_back(busiest_note(options.algorithms[i], size.bytes, predicted, topology));
         if (!arguments.trace.empty()) {
@@ -190,7 +196,7 @@ int run_simulate(const SimulateArguments& arguments) {
           bench::write_report(arguments.trace, simulator::flow_trace_json(predicted, topology, context));
         }
       } else {
-        seconds = closed_form.predict(schedules[i], size.count, options.type).seconds;
+        seconds = closed_form->predict(schedules[i], size.count, options.type).seconds;
       }
       for (bool in_place : {false, true})
         size_rows.push_back(predicted_row(options.algorithms[i], size, seconds, in_place, nranks));

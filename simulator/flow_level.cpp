@@ -44,6 +44,7 @@ struct PieceCursor {
   std::int64_t started = 0;  // elements of the current range already handed out
   std::int64_t piece_elements = 1;
 
+  std::int64_t elements() const { return range_elements[0] + range_elements[1]; }
   int count() const {
     std::int64_t pieces = 0;
     for (int r = 0; r < nranges; ++r)
@@ -188,7 +189,7 @@ class Simulation {
   // Rank `rank` enters step `step` at time `now` (and any empty steps after it at once).
   void enter_step(int rank, int step, double now) {
     RankState& state = ranks_[static_cast<std::size_t>(rank)];
-    const int steps = static_cast<int>(step_ops_count(rank));
+    const int steps = static_cast<int>(program_of(schedule_, rank).steps.size());
     for (; step < steps; ++step) {
       state.step = step;
       state.step_start = now;
@@ -199,14 +200,14 @@ class Simulation {
       receives_.clear();
       for (const Op& written : step_ops(schedule_, rank, step)) {
         const Op op = schedule_.circulant ? schedule_.resolve(written, rank) : written;
-        const int pieces = pieces_of(op).count();
+        PieceCursor cursor = pieces_of(op);
+        const int pieces = cursor.count();
         if (pieces == 0) continue;  // the executor posts nothing for an empty range
         if (op.kind == OpKind::send) {
           state.pending_send_pieces += pieces;
           continue;
         }
         receives_.push_back({rank, step, op, static_cast<int>(state.slots.size())});
-        PieceCursor cursor = pieces_of(op);
         for (std::int64_t elements = cursor.next(); elements > 0; elements = cursor.next())
           state.slots.push_back({op.kind == OpKind::recv_reduce ? static_cast<double>(elements) * element_bytes_ : 0.0,
                                  0.0, false});
@@ -239,10 +240,6 @@ class Simulation {
     state.step_start = now;  // the rank's finish
   }
 
-  std::size_t step_ops_count(int rank) const {
-    return schedule_.programs[schedule_.circulant ? 0 : static_cast<std::size_t>(rank)].steps.size();
-  }
-
   void start_flow(int source, int destination, int step, const Op& receive, int first_slot, double now) {
     int index = 0;
     if (!free_flows_.empty()) {
@@ -264,9 +261,7 @@ class Simulation {
     flow.first_slot = first_slot;
     flow.start_seconds = now;
     flow.updated_at = now;
-    PieceCursor all = flow.pieces;
-    for (std::int64_t elements = all.next(); elements > 0; elements = all.next())
-      flow.bytes += static_cast<double>(elements) * element_bytes_;
+    flow.bytes = static_cast<double>(flow.pieces.elements()) * element_bytes_;
     flow.remaining = static_cast<double>(flow.pieces.next()) * element_bytes_;
     ++transfers_;
     for (std::int32_t resource : routes_.resources(flow.route)) {

@@ -13,8 +13,13 @@ namespace ringlab::simulator {
 // The ops of one rank in one step, as written in the schedule (a circulant template's ops are
 // relative; Schedule::resolve makes them absolute). Empty past the rank's last step. Inline: the
 // models call it once per rank and step.
+// The program a rank runs as written: the template of a circulant schedule, else its own.
+inline const RankProgram& program_of(const Schedule& schedule, int rank) {
+  return schedule.programs[schedule.circulant ? 0 : static_cast<std::size_t>(rank)];
+}
+
 inline std::span<const Op> step_ops(const Schedule& schedule, int rank, int step) {
-  const RankProgram& program = schedule.programs[schedule.circulant ? 0 : static_cast<std::size_t>(rank)];
+  const RankProgram& program = program_of(schedule, rank);
   if (static_cast<std::size_t>(step) >= program.steps.size()) return {};
   return program.steps[static_cast<std::size_t>(step)];
 }
