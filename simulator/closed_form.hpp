@@ -68,8 +68,27 @@ class ClosedFormModel {
   // O(steps x ops x N). Nothing when those conditions do not hold.
   std::optional<Prediction> predict_symmetric(const Schedule& schedule, std::int64_t count, DataType type);
 
+  // What pass 1 of predict records for pass 2, kept between calls so that a sweep does not
+  // fault in fresh pages (about 120 MB at N = 65536 for halving_doubling) on every call.
+  struct PortLoad {  // one rank in one step
+    double outgoing_seconds = 0;  // serialisation time of its sends on its outgoing port
+    double incoming_seconds = 0;  // and of its receives on its incoming port
+    double reduced_bytes = 0;     // what it reduces (recv_reduce)
+  };
+  struct Transfer {  // one op: its peer, direction and route latency
+    int peer = 0;
+    bool sending = false;
+    double latency_seconds = 0;
+  };
+  struct Scratch {
+    std::vector<std::vector<PortLoad>> loads;            // [step][rank]
+    std::vector<std::vector<Transfer>> transfers;        // [step], in rank order
+    std::vector<std::vector<std::uint32_t>> rank_start;  // [step][rank]: the rank's first transfer
+  };
+
   RouteCosts route_costs_;
   double gamma_seconds_per_byte_;
+  Scratch scratch_;
 };
 
 }  // namespace ringlab::simulator
