@@ -79,68 +79,80 @@ Prediction ClosedFormModel::predict(const Schedule& schedule, std::int64_t count
   Prediction prediction;
   prediction.steps = schedule.num_steps();
   const auto nsteps = static_cast<std::size_t>(prediction.steps);
-  // Pass 1: per step, what each rank's ports carry, what it reduces and its transfers (in rank
-  // order), walked in blocks of ranks and within a block step by step. A block's programs stay in
-  // the cache across its steps; walked step by step over all N ranks instead, each separately
-  // allocated program misses the cache once per step (40 % of the time at N = 65536).
+  // Steps are priced in windows whose pass-1 records fit a memory budget (about 60 bytes per rank
+  // and step with two ops): one window for halving_doubling at N = 65536, many for a schedule of
+  // 2(N - 1) steps, whose records for all steps at once would not fit in memory.
+  constexpr std::size_t record_budget_bytes = std::size_t{128} << 20;
+  constexpr std::size_t record_bytes_per_rank_step = sizeof(PortLoad) + sizeof(std::uint32_t) + 2 * sizeof(Transfer);
+  const std::size_t window =
+      std::clamp<std::size_t>(record_budget_bytes / (record_bytes_per_rank_step * nranks), 1, std::max<std::size_t>(nsteps, 1));
   std::vector<std::vector<PortLoad>>& loads = scratch_.loads;
   std::vector<std::vector<Transfer>>& transfers = scratch_.transfers;
   std::vector<std::vector<std::uint32_t>>& rank_start = scratch_.rank_start;
-  loads.resize(nsteps);
-  transfers.resize(nsteps);
-  rank_start.resize(nsteps);
-  for (std::size_t step = 0; step < nsteps; ++step) {
-    loads[step].resize(nranks);  // each entry is reset as its rank is walked
-    transfers[step].clear();
-    rank_start[step].resize(nranks + 1);
+  loads.resize(window);
+  transfers.resize(window);
+  rank_start.resize(window);
+  for (std::size_t slot = 0; slot < window; ++slot) {
+    loads[slot].resize(nranks);  // each entry is reset as its rank is walked
+    rank_start[slot].resize(nranks + 1);
   }
-  constexpr int ranks_per_block = 256;
-  for (int block = 0; block < schedule.nranks; block += ranks_per_block) {
-    const int block_end = std::min(schedule.nranks, block + ranks_per_block);
-    for (std::size_t step = 0; step < nsteps; ++step) {
-      std::vector<Transfer>& step_transfers = transfers[step];
-      for (int rank = block; rank < block_end; ++rank) {
-        const auto self = static_cast<std::size_t>(rank);
-        PortLoad& load = loads[step][self];
-        load = PortLoad{};
-        rank_start[step][self] = static_cast<std::uint32_t>(step_transfers.size());
-        for (const Op& written : step_ops(schedule, rank, static_cast<int>(step))) {
-          if (!schedule.circulant && !op_in_range(schedule, rank, written))
-            throw_op_out_of_range(schedule, rank, static_cast<int>(step), written);
-          const Op op = schedule.circulant ? schedule.resolve(written, rank) : written;
-          const double bytes = bytes_of(op);
-          const bool sending = op.kind == OpKind::send;
-          const RouteCost route = sending ? route_costs_.between(rank, op.peer) : route_costs_.between(op.peer, rank);
-          (sending ? load.outgoing_seconds : load.incoming_seconds) += bytes * route.seconds_per_byte;
-          if (op.kind == OpKind::recv_reduce) load.reduced_bytes += bytes;
-          step_transfers.push_back({op.peer, sending, route.latency_seconds});
+  std::vector<double> finish(nranks, 0.0);
+  std::vector<double> next_finish(nranks, 0.0);
+  for (std::size_t first_step = 0; first_step < nsteps; first_step += window) {
+    const std::size_t window_steps = std::min(window, nsteps - first_step);
+    // Pass 1: per step of the window, what each rank's ports carry, what it reduces and its
+    // transfers (in rank order), walked in blocks of ranks and within a block step by step. A
+    // block's programs stay in the cache across its steps; walked step by step over all N ranks
+    // instead, each separately allocated program misses the cache once per step (40 % of the
+    // time at N = 65536).
+    for (std::size_t slot = 0; slot < window_steps; ++slot) transfers[slot].clear();
+    constexpr int ranks_per_block = 256;
+    for (int block = 0; block < schedule.nranks; block += ranks_per_block) {
+      const int block_end = std::min(schedule.nranks, block + ranks_per_block);
+      for (std::size_t slot = 0; slot < window_steps; ++slot) {
+        const int step = static_cast<int>(first_step + slot);
+        std::vector<Transfer>& step_transfers = transfers[slot];
+        for (int rank = block; rank < block_end; ++rank) {
+          const auto self = static_cast<std::size_t>(rank);
+          PortLoad& load = loads[slot][self];
+          load = PortLoad{};
+          rank_start[slot][self] = static_cast<std::uint32_t>(step_transfers.size());
+          for (const Op& written : step_ops(schedule, rank, step)) {
+            if (!schedule.circulant && !op_in_range(schedule, rank, written))
+              throw_op_out_of_range(schedule, rank, step, written);
+            const Op op = schedule.circulant ? schedule.resolve(written, rank) : written;
+            const double bytes = bytes_of(op);
+            const bool sending = op.kind == OpKind::send;
+            const RouteCost route =
+                sending ? route_costs_.between(rank, op.peer) : route_costs_.between(op.peer, rank);
+            (sending ? load.outgoing_seconds : load.incoming_seconds) += bytes * route.seconds_per_byte;
+            if (op.kind == OpKind::recv_reduce) load.reduced_bytes += bytes;
+            step_transfers.push_back({op.peer, sending, route.latency_seconds});
+          }
         }
       }
     }
-  }
-  for (std::size_t step = 0; step < nsteps; ++step)
-    rank_start[step][nranks] = static_cast<std::uint32_t>(transfers[step].size());
-  // Pass 2, step by step: when each transfer ends, hence each rank's step.
-  std::vector<double> finish(nranks, 0.0);
-  std::vector<double> next_finish(nranks, 0.0);
-  for (std::size_t step = 0; step < nsteps; ++step) {
-    const std::vector<PortLoad>& load = loads[step];
-    const std::vector<Transfer>& step_transfers = transfers[step];
-    const std::vector<std::uint32_t>& start = rank_start[step];
-    for (std::size_t self = 0; self < nranks; ++self) {
-      double end = finish[self];
-      for (std::size_t i = start[self]; i < start[self + 1]; ++i) {
-        const Transfer& transfer = step_transfers[i];
-        const auto peer = static_cast<std::size_t>(transfer.peer);
-        const std::size_t sender = transfer.sending ? self : peer;
-        const std::size_t receiver = transfer.sending ? peer : self;
-        const double duration =
-            transfer.latency_seconds + std::max(load[sender].outgoing_seconds, load[receiver].incoming_seconds);
-        end = std::max(end, std::max(finish[sender], finish[receiver]) + duration);
+    // Pass 2, step by step: when each transfer ends, hence each rank's step.
+    for (std::size_t slot = 0; slot < window_steps; ++slot) {
+      const std::vector<PortLoad>& load = loads[slot];
+      const std::vector<Transfer>& step_transfers = transfers[slot];
+      std::vector<std::uint32_t>& start = rank_start[slot];
+      start[nranks] = static_cast<std::uint32_t>(step_transfers.size());
+      for (std::size_t self = 0; self < nranks; ++self) {
+        double end = finish[self];
+        for (std::size_t i = start[self]; i < start[self + 1]; ++i) {
+          const Transfer& transfer = step_transfers[i];
+          const auto peer = static_cast<std::size_t>(transfer.peer);
+          const std::size_t sender = transfer.sending ? self : peer;
+          const std::size_t receiver = transfer.sending ? peer : self;
+          const double duration =
+              transfer.latency_seconds + std::max(load[sender].outgoing_seconds, load[receiver].incoming_seconds);
+          end = std::max(end, std::max(finish[sender], finish[receiver]) + duration);
+        }
+        next_finish[self] = end + gamma_seconds_per_byte_ * load[self].reduced_bytes;
       }
-      next_finish[self] = end + gamma_seconds_per_byte_ * load[self].reduced_bytes;
+      finish.swap(next_finish);
     }
-    finish.swap(next_finish);
   }
   prediction.seconds = finish.empty() ? 0.0 : *std::max_element(finish.begin(), finish.end());
   prediction.rank_finish_seconds = std::move(finish);

@@ -68,8 +68,8 @@ class ClosedFormModel {
   // O(steps x ops x N). Nothing when those conditions do not hold.
   std::optional<Prediction> predict_symmetric(const Schedule& schedule, std::int64_t count, DataType type);
 
-  // What pass 1 of predict records for pass 2, kept between calls so that a sweep does not
-  // fault in fresh pages (about 120 MB at N = 65536 for halving_doubling) on every call.
+  // What pass 1 of predict records for pass 2, one window of steps at a time (at most about
+  // 128 MiB), kept between calls so that a sweep does not fault in fresh pages on every call.
   struct PortLoad {  // one rank in one step
     double outgoing_seconds = 0;  // serialisation time of its sends on its outgoing port
     double incoming_seconds = 0;  // and of its receives on its incoming port
@@ -81,9 +81,9 @@ class ClosedFormModel {
     double latency_seconds = 0;
   };
   struct Scratch {
-    std::vector<std::vector<PortLoad>> loads;            // [step][rank]
-    std::vector<std::vector<Transfer>> transfers;        // [step], in rank order
-    std::vector<std::vector<std::uint32_t>> rank_start;  // [step][rank]: the rank's first transfer
+    std::vector<std::vector<PortLoad>> loads;            // [step in window][rank]
+    std::vector<std::vector<Transfer>> transfers;        // [step in window], in rank order
+    std::vector<std::vector<std::uint32_t>> rank_start;  // [step in window][rank]: the rank's first transfer
   };
 
   RouteCosts route_costs_;
