@@ -98,7 +98,7 @@ int replay_on(Communicator& comm, const ReplayArguments& a, const std::vector<st
   std::vector<training::ModeResult> results;
   for (const std::string& algorithm : algorithms) {
     for (training::ReplayMode mode : parse_modes(a.mode)) {
-      training::ModeResult result{algorithm, mode, true, "", {}, 0, {}, {}, {}, {}};
+      training::ModeResult result{algorithm, mode, true, "", {}, 0, 0, {}, {}, {}, {}};
       try {
         training::check_algorithm(algorithm, mode == training::ReplayMode::hybrid);
       } catch (const std::invalid_argument& error) {
@@ -112,6 +112,7 @@ int replay_on(Communicator& comm, const ReplayArguments& a, const std::vector<st
       const training::ReplayResult replayed = training::run_replay(comm, plan, algorithm, a.iterations, options);
       result.iterations = replayed.iterations;
       result.mean = training::mean_after_first(replayed.iterations);
+      result.median_iteration_seconds = training::median_iteration_after_first(replayed.iterations);
       result.planned_compute_seconds = plan.compute_seconds();
       result.allreduce = replayed.allreduce;
       result.allgather = replayed.allgather;

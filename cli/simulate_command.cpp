@@ -264,13 +264,14 @@ int run_workload_simulate(const SimulateArguments& arguments) {
   std::vector<training::ModeResult> results;
   for (const std::string& algorithm : algorithms)
     for (const training::IterationPlan& plan : plans) {
-      training::ModeResult result{algorithm, plan.mode, true, "", {}, plan.compute_seconds(), {}, {}, {}, {}};
+      training::ModeResult result{algorithm, plan.mode, true, "", {}, 0, plan.compute_seconds(), {}, {}, {}, {}};
       if (!simulator::algorithm_serves(algorithm, plan.mode)) {
         result.available = false;
         result.note = fmt::format("{} has no reduce_scatter or allgather schedule; hybrid needs both", algorithm);
       } else {
         const simulator::IterationPrediction predicted = predictor.predict(plan, algorithm);
         result.mean = {predicted.iteration_seconds, predicted.compute_seconds, predicted.communication_seconds, 0.0};
+        result.median_iteration_seconds = predicted.iteration_seconds;
         result.allreduce = plan.totals(training::PhaseKind::allreduce);
         result.allgather = plan.totals(training::PhaseKind::allgather);
         result.reduce_scatter = plan.totals(training::PhaseKind::reduce_scatter);

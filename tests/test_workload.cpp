@@ -10,6 +10,7 @@
 #include "workload_plan.hpp"
 #include "workload_prediction.hpp"
 #include "workload_profile.hpp"
+#include "workload_report.hpp"
 
 namespace ringlab::training {
 namespace {
@@ -141,6 +142,19 @@ TEST(WorkloadPrediction, DeterministicSumOfPhasesAndHybridNeedsGatherAndScatter)
   // topology its communication must be smaller.
   const IterationPlan dp = make_iteration_plan(w, profile, ReplayMode::dp, 8, 64, 25u << 20);
   EXPECT_LT(a.communication_seconds, first.predict(dp, "ring").communication_seconds);
+}
+
+}  // namespace
+}  // namespace ringlab::training
+
+namespace ringlab::training {
+namespace {
+
+TEST(WorkloadPlan, MeanAndMedianLeaveOutTheFirstIteration) {
+  const std::vector<IterationTimes> times = {{9, 0, 0, 0}, {1, 0, 0, 0}, {5, 0, 0, 0}, {2, 0, 0, 0}, {100, 0, 0, 0}};
+  EXPECT_DOUBLE_EQ(mean_after_first(times).iteration_seconds, 27.0);
+  EXPECT_DOUBLE_EQ(median_iteration_after_first(times), 3.5);
+  EXPECT_DOUBLE_EQ(median_iteration_after_first({{4, 0, 0, 0}}), 4.0);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 
 namespace ringlab::training {
@@ -25,13 +26,24 @@ IterationTimes mean_after_first(const std::vector<IterationTimes>& iterations) {
   return mean;
 }
 
+double median_iteration_after_first(const std::vector<IterationTimes>& iterations) {
+  if (iterations.empty()) return 0;
+  std::vector<double> times;
+  for (std::size_t i = iterations.size() > 1 ? 1 : 0; i < iterations.size(); ++i)
+    times.push_back(iterations[i].iteration_seconds);
+  std::sort(times.begin(), times.end());
+  const std::size_t middle = times.size() / 2;
+  return times.size() % 2 == 1 ? times[middle] : 0.5 * (times[middle - 1] + times[middle]);
+}
+
 std::vector<Speedup> speedups(const std::vector<ModeResult>& results) {
   std::vector<Speedup> found;
   for (const ModeResult& dp : results) {
     if (dp.mode != ReplayMode::dp || !dp.available) continue;
     for (const ModeResult& hybrid : results)
       if (hybrid.mode == ReplayMode::hybrid && hybrid.available && hybrid.algorithm == dp.algorithm)
-        found.push_back({dp.algorithm, dp.mean.iteration_seconds, hybrid.mean.iteration_seconds});
+        found.push_back({dp.algorithm, dp.mean.iteration_seconds, hybrid.mean.iteration_seconds,
+                         dp.median_iteration_seconds, hybrid.median_iteration_seconds});
   }
   return found;
 }
@@ -55,6 +67,7 @@ nlohmann::json to_json(const ModeResult& result) {
     return entry;
   }
   entry["mean"] = to_json(result.mean);
+  entry["median_iteration_seconds"] = result.median_iteration_seconds;
   entry["planned_compute_seconds"] = result.planned_compute_seconds;
   entry["collectives_per_iteration"] = {{"allreduce", to_json(result.allreduce)},
                                         {"allgather", to_json(result.allgather)},
@@ -76,7 +89,10 @@ nlohmann::json make_workload_report(const WorkloadRunDescription& run, const std
     ratios.push_back({{"algorithm", speedup.algorithm},
                       {"dp_iteration_seconds", speedup.dp_seconds},
                       {"hybrid_iteration_seconds", speedup.hybrid_seconds},
-                      {"speedup", speedup.ratio()}});
+                      {"speedup", speedup.ratio()},
+                      {"dp_median_iteration_seconds", speedup.dp_median_seconds},
+                      {"hybrid_median_iteration_seconds", speedup.hybrid_median_seconds},
+                      {"speedup_of_medians", speedup.median_ratio()}});
   const auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
   return {{"schema", replay_schema},
           {"kind", run.predicted ? "predicted" : "measured"},
@@ -117,21 +133,25 @@ void print_workload_header(std::FILE* out, const WorkloadRunDescription& run) {
 }
 
 void print_workload_table(std::FILE* out, const std::vector<ModeResult>& results) {
-  fmt::print(out, "# {:<20} {:<6} {:>12} {:>11} {:>10} {:>9} {:>13} {:>13} {:>13}\n", "algorithm", "mode",
-             "iteration ms", "compute ms", "comm ms", "idle ms", "allreduce B", "allgather B", "red-scat B");
+  fmt::print(out, "# {:<20} {:<6} {:>12} {:>10} {:>11} {:>10} {:>9} {:>13} {:>13} {:>13}\n", "algorithm", "mode",
+             "iteration ms", "median ms", "compute ms", "comm ms", "idle ms", "allreduce B", "allgather B", "red-scat B");
   for (const ModeResult& r : results) {
     if (!r.available) {
       fmt::print(out, "  {:<20} {:<6} not available: {}\n", r.algorithm, name_of(r.mode), r.note);
       continue;
     }
-    fmt::print(out, "  {:<20} {:<6} {:>12.2f} {:>11.2f} {:>10.2f} {:>9.2f} {:>13} {:>13} {:>13}\n", r.algorithm,
-               name_of(r.mode), r.mean.iteration_seconds * 1e3, r.mean.compute_seconds * 1e3,
+    fmt::print(out, "  {:<20} {:<6} {:>12.2f} {:>10.2f} {:>11.2f} {:>10.2f} {:>9.2f} {:>13} {:>13} {:>13}\n", r.algorithm,
+               name_of(r.mode), r.mean.iteration_seconds * 1e3, r.median_iteration_seconds * 1e3,
+               r.mean.compute_seconds * 1e3,
                r.mean.communication_seconds * 1e3, r.mean.idle_seconds * 1e3, r.allreduce.bytes, r.allgather.bytes,
                r.reduce_scatter.bytes);
   }
   for (const Speedup& s : speedups(results))
-    fmt::print(out, "# speed-up of hybrid over dp, {}: {:.3f}x (dp {:.2f} ms / hybrid {:.2f} ms, {:+.1f} %)\n",
-               s.algorithm, s.ratio(), s.dp_seconds * 1e3, s.hybrid_seconds * 1e3, 100 * (s.ratio() - 1));
+    fmt::print(out,
+               "# speed-up of hybrid over dp, {}: {:.3f}x (dp {:.2f} ms / hybrid {:.2f} ms, {:+.1f} %); of the "
+               "medians {:.3f}x\n",
+               s.algorithm, s.ratio(), s.dp_seconds * 1e3, s.hybrid_seconds * 1e3, 100 * (s.ratio() - 1),
+               s.median_ratio());
 }
 
 }  // namespace ringlab::training

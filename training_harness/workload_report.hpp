@@ -27,6 +27,8 @@ struct IterationTimes {
 
 // Means over the iterations after the first (the first also warms up); with one, that one.
 IterationTimes mean_after_first(const std::vector<IterationTimes>& iterations);
+// Median iteration time over the same iterations: robust to the outliers a shared machine gives.
+double median_iteration_after_first(const std::vector<IterationTimes>& iterations);
 
 struct ModeResult {
   std::string algorithm;
@@ -34,6 +36,7 @@ struct ModeResult {
   bool available = true;
   std::string note;  // why not available
   IterationTimes mean;
+  double median_iteration_seconds = 0;  // measured: of the iterations after the first; predicted: = mean
   double planned_compute_seconds = 0;  // from the profile
   PhaseTotals allreduce, allgather, reduce_scatter;  // per iteration
   std::vector<IterationTimes> iterations;            // measured runs only
@@ -54,8 +57,10 @@ struct WorkloadRunDescription {
 
 struct Speedup {
   std::string algorithm;
-  double dp_seconds = 0, hybrid_seconds = 0;
+  double dp_seconds = 0, hybrid_seconds = 0;                // mean iteration times
+  double dp_median_seconds = 0, hybrid_median_seconds = 0;  // median iteration times
   double ratio() const { return dp_seconds / hybrid_seconds; }  // > 1: hybrid is faster
+  double median_ratio() const { return dp_median_seconds / hybrid_median_seconds; }
 };
 std::vector<Speedup> speedups(const std::vector<ModeResult>& results);
 
