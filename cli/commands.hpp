@@ -29,6 +29,8 @@ CommandRunner add_compare_command(CLI::App& app, const std::string& command_line
 CommandRunner add_train_command(CLI::App& app, const std::string& command_line);
 // `ringlab make-cifar`: synthetic data in the CIFAR-10 binary format.
 CommandRunner add_make_cifar_command(CLI::App& app);
+// `ringlab replay` (docs/training.md): one iteration of a real network, real collectives.
+CommandRunner add_replay_command(CLI::App& app, const std::string& command_line);
 #endif
 
 }  // namespace ringlab::cli

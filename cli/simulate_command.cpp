@@ -23,6 +23,8 @@
 #include "sweep.hpp"
 #include "sweep_arguments.hpp"
 #include "topology_io.hpp"
+#include "workload_prediction.hpp"
+#include "workload_report.hpp"
 
 namespace ringlab::cli {
 
@@ -37,6 +39,13 @@ struct SimulateArguments {
   std::int64_t segment_bytes = std::int64_t{1} << 20;  // the bench's default
   std::string trace;
   std::string command_line;
+  // --workload: one training iteration instead of the size sweep
+  std::string workload;
+  std::string workload_mode = "both";
+  int global_batch = 32;
+  std::string bucket = "25M";
+  std::string profile;
+  double device_tflops = 0;
 };
 
 constexpr const char* flow_level_name = "flow-level";
@@ -216,6 +225,70 @@ int run_simulate(const SimulateArguments& arguments) {
   return 0;
 }
 
+// --workload: the iteration plan of `ringlab replay`, priced per algorithm and mode.
+int run_workload_simulate(const SimulateArguments& arguments) {
+  const training::Workload workload = training::make_workload(arguments.workload);
+  const Topology topology = load_topology(arguments.topology);
+  const int nranks = check_ranks(arguments, topology);
+  std::vector<training::ReplayMode> modes = {training::ReplayMode::dp, training::ReplayMode::hybrid};
+  if (arguments.workload_mode != "both") modes = {training::parse_replay_mode(arguments.workload_mode)};
+  const std::vector<std::string> algorithms = parse_name_list(arguments.sweep.algorithms, algorithm_names());
+  if ((arguments.device_tflops > 0) == !arguments.profile.empty())
+    throw std::invalid_argument("--workload needs the compute profile: give --profile FILE.json (ringlab.profile/1, "
+                                "e.g. from ringlab replay --save-profile) or --device-tflops X, one of them");
+  const training::ComputeProfile profile = arguments.device_tflops > 0
+                                               ? training::profile_from_throughput(workload, arguments.device_tflops)
+                                               : training::read_profile_file(arguments.profile, workload);
+  const std::size_t bucket_bytes = static_cast<std::size_t>(parse_size(arguments.bucket));
+  std::vector<training::IterationPlan> plans;
+  for (training::ReplayMode mode : modes)
+    plans.push_back(training::make_iteration_plan(workload, profile, mode, nranks, arguments.global_batch, bucket_bytes));
+  bench::check_output_path(arguments.sweep.json, arguments.sweep.force);
+  const double gamma = simulator::choose_gamma(topology, arguments.gamma_seconds_per_byte);
+  const std::int64_t segment_bytes = arguments.model == flow_level_name ? arguments.segment_bytes : 0;
+  simulator::WorkloadPredictor predictor(topology, arguments.model, gamma, segment_bytes);
+
+  training::WorkloadRunDescription run;
+  run.predicted = true;
+  run.command = arguments.command_line;
+  run.nranks = nranks;
+  run.machine = bench::describe_machine(std::nullopt);
+  run.execution = {{"model", arguments.model},
+                   {"topology", arguments.topology},
+                   {"gamma_seconds_per_byte", gamma},
+                   {"segment_bytes", segment_bytes}};
+  run.workload = &workload;
+  run.profile = &profile;
+  run.global_batch = arguments.global_batch;
+  run.bucket_bytes = bucket_bytes;
+  std::vector<training::ModeResult> results;
+  for (const std::string& algorithm : algorithms)
+    for (const training::IterationPlan& plan : plans) {
+      training::ModeResult result{algorithm, plan.mode, true, "", {}, 0, plan.compute_seconds(), {}, {}, {}, {}};
+      if (!simulator::algorithm_serves(algorithm, plan.mode)) {
+        result.available = false;
+        result.note = fmt::format("{} has no reduce_scatter or allgather schedule; hybrid needs both", algorithm);
+      } else {
+        const simulator::IterationPrediction predicted = predictor.predict(plan, algorithm);
+        result.mean = {predicted.iteration_seconds, predicted.compute_seconds, predicted.communication_seconds, 0.0};
+        result.median_iteration_seconds = predicted.iteration_seconds;
+        result.allreduce = plan.totals(training::PhaseKind::allreduce);
+        result.allgather = plan.totals(training::PhaseKind::allgather);
+        result.reduce_scatter = plan.totals(training::PhaseKind::reduce_scatter);
+      }
+      results.push_back(result);
+    }
+  if (!arguments.sweep.quiet) {
+    training::print_workload_header(stdout, run);
+    training::print_workload_table(stdout, results);
+  }
+  if (!arguments.sweep.json.empty()) {
+    bench::write_report(arguments.sweep.json, training::make_workload_report(run, results));
+    if (!arguments.sweep.quiet) fmt::print("# report written to {}\n", arguments.sweep.json);
+  }
+  return 0;
+}
+
 }  // namespace
 
 CommandRunner add_simulate_command(CLI::App& app, const std::string& command_line) {
@@ -241,7 +314,19 @@ CommandRunner add_simulate_command(CLI::App& app, const std::string& command_lin
   command->add_option("--trace", arguments->trace,
                       "Write a Chrome-trace/Perfetto JSON timeline of the simulation, with per-link loads "
                       "(flow-level; one algorithm and one size)");
-  return [arguments] { return run_simulate(*arguments); };
+  command->add_option("--workload", arguments->workload,
+                      "Price one training iteration of this network instead of the size sweep (vgg16-cifar10, "
+                      "vgg16-miniimagenet, vgg16-imagenet, alexnet, resnet50; docs/training.md)");
+  command->add_option("--mode", arguments->workload_mode, "With --workload: dp | hybrid | both")->capture_default_str();
+  command->add_option("--batch", arguments->global_batch, "With --workload: the global batch")->capture_default_str();
+  command->add_option("--bucket-bytes", arguments->bucket, "With --workload: gradient bucket size")
+      ->capture_default_str();
+  command->add_option("--profile", arguments->profile, "With --workload: a ringlab.profile/1 compute profile");
+  command->add_option("--device-tflops", arguments->device_tflops,
+                      "With --workload: compute from each layer's FLOPs at this assumed TFLOP/s");
+  return [arguments] {
+    return arguments->workload.empty() ? run_simulate(*arguments) : run_workload_simulate(*arguments);
+  };
 }
 
 }  // namespace ringlab::cli
