@@ -17,7 +17,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ringlab_plot import STYLE, save  # noqa: E402  (next to this file: same colours per algorithm)
+from ringlab_plot import STYLE, list_written, save  # noqa: E402  (next to this file: same colours per algorithm)
 
 
 def load(path):
@@ -87,8 +87,7 @@ def main():
     fig.tight_layout()
     written = []
     save(plt, fig, arguments.out, "predicted_vs_measured", written)
-    for path in written:
-        print(f"wrote {path}")
+    list_written(written)
 
 
 if __name__ == "__main__":

@@ -101,8 +101,7 @@ def main():
     except OSError as error:
         print(f"replay_plot.py: cannot write into {arguments.out}: {error}", file=sys.stderr)
         return 1
-    for path in written:
-        print(f"wrote {path}")
+    ringlab_plot.list_written(written)
     return 0
 
 

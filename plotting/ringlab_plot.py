@@ -189,6 +189,12 @@ def save(plt, fig, out_dir, stem, written):
         plt.close(fig)
 
 
+def list_written(written):
+    """Prints the files a plot script wrote, one per line, as every script here ends."""
+    for path in written:
+        print(f"wrote {path}")
+
+
 def positive(rows, value):
     """(size, value) pairs that a log axis can show: drops 0-byte sizes and non-positive values."""
     return [(row["size_bytes"], value(row)) for row in rows if row["size_bytes"] > 0 and value(row) > 0]
@@ -364,8 +370,7 @@ def main(argv):
     except OSError as error:
         print(f"ringlab_plot.py: cannot write into {arguments.out}: {error.strerror or error}", file=sys.stderr)
         status = 1
-    for path in written:
-        print(f"wrote {path}")
+    list_written(written)
     return status
 
 
