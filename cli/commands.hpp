@@ -29,6 +29,8 @@ CommandRunner add_compare_command(CLI::App& app, const std::string& command_line
 CommandRunner add_train_command(CLI::App& app, const std::string& command_line);
 // `ringlab make-cifar`: synthetic data in the CIFAR-10 binary format.
 CommandRunner add_make_cifar_command(CLI::App& app);
+// `ringlab make-miniimagenet`: synthetic data in the mini-ImageNet layout (docs/training.md).
+CommandRunner add_make_mini_imagenet_command(CLI::App& app);
 #endif
 
 }  // namespace ringlab::cli

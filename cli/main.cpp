@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
 #ifdef RINGLAB_HAVE_TRAINING
   const ringlab::cli::CommandRunner train = ringlab::cli::add_train_command(app, command_line);
   const ringlab::cli::CommandRunner make_cifar = ringlab::cli::add_make_cifar_command(app);
+  const ringlab::cli::CommandRunner make_mini_imagenet = ringlab::cli::add_make_mini_imagenet_command(app);
 #endif
   CLI11_PARSE(app, argc, argv);
   try {
@@ -39,6 +40,7 @@ int main(int argc, char** argv) {
 #ifdef RINGLAB_HAVE_TRAINING
     if (app.got_subcommand("train")) return train();
     if (app.got_subcommand("make-cifar")) return make_cifar();
+    if (app.got_subcommand("make-miniimagenet")) return make_mini_imagenet();
 #endif
   } catch (const std::exception& error) {
     fmt::print(stderr, "ringlab: error: {}\n", error.what());
