@@ -31,6 +31,8 @@ CommandRunner add_train_command(CLI::App& app, const std::string& command_line);
 CommandRunner add_make_cifar_command(CLI::App& app);
 // `ringlab replay` (docs/training.md): one iteration of a real network, real collectives.
 CommandRunner add_replay_command(CLI::App& app, const std::string& command_line);
+// `ringlab make-miniimagenet`: synthetic data in the mini-ImageNet layout (docs/training.md).
+CommandRunner add_make_mini_imagenet_command(CLI::App& app);
 #endif
 
 }  // namespace ringlab::cli

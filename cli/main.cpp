@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
   const ringlab::cli::CommandRunner train = ringlab::cli::add_train_command(app, command_line);
   const ringlab::cli::CommandRunner make_cifar = ringlab::cli::add_make_cifar_command(app);
   const ringlab::cli::CommandRunner replay = ringlab::cli::add_replay_command(app, command_line);
+  const ringlab::cli::CommandRunner make_mini_imagenet = ringlab::cli::add_make_mini_imagenet_command(app);
 #endif
   CLI11_PARSE(app, argc, argv);
   try {
@@ -41,6 +42,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("train")) return train();
     if (app.got_subcommand("make-cifar")) return make_cifar();
     if (app.got_subcommand("replay")) return replay();
+    if (app.got_subcommand("make-miniimagenet")) return make_mini_imagenet();
 #endif
   } catch (const std::exception& error) {
     fmt::print(stderr, "ringlab: error: {}\n", error.what());

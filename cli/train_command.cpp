@@ -1,13 +1,16 @@
 // `ringlab train` (the training harness of docs/training.md on the threads or mpi backend) and
-// `ringlab make-cifar` (synthetic data in the CIFAR-10 binary format).
+// `ringlab make-cifar` / `ringlab make-miniimagenet` (synthetic data in the CIFAR-10 binary format
+// and in the mini-ImageNet layout of docs/training.md).
 #include <fmt/format.h>
 
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 
 #include "cifar_io.hpp"
+#include "miniimagenet_io.hpp"
 #include "cli_util.hpp"
 #include "commands.hpp"
 #include "launch.hpp"
@@ -89,7 +92,7 @@ void add_train_options(CLI::App* command, TrainArguments& a) {
   command->add_option("--algo", config.algorithm, "Collective algorithm (hybrid needs reduce_scatter and allgather)")
       ->capture_default_str();
   command->add_option("--model", a.model, "cifar-vgg | mini-imagenet-vgg, with ,width=K ,fc=H")->capture_default_str();
-  command->add_option("--data", a.data, "Folder with CIFAR-10 data_batch_*.bin files");
+  command->add_option("--data", a.data, "Folder with CIFAR-10 data_batch_*.bin files (cifar-vgg) or mini_imagenet_*.bin files (mini-imagenet-vgg)");
   command->add_option("--synthetic", a.synthetic, "Train on N synthetic records made in memory (K/M suffixes)");
   command->add_option("--data-seed", a.run.data_seed, "Seed of the synthetic data")->capture_default_str();
   command->add_option("--steps", a.run.steps, "SGD steps")->capture_default_str();
@@ -138,24 +141,37 @@ CommandRunner add_train_command(CLI::App& app, const std::string& command_line) 
   };
 }
 
-CommandRunner add_make_cifar_command(CLI::App& app) {
+namespace {
+
+// What a make-* command writes: the images' geometry, the file names and the writer.
+struct SyntheticFormat {
+  int image_size = 0;
+  int classes = 0;
+  std::function<std::string(std::uint64_t)> file_name;  // of file index 0, 1, ...
+  std::function<void(const std::filesystem::path&, const training::ImageSet&)> write;
+};
+
+// make-cifar and make-miniimagenet: --records synthetic records cut into --files files, written
+// atomically, each file refused when it exists unless --force.
+CommandRunner add_make_data_command(CLI::App& app, const std::string& name, const std::string& description,
+                                    std::string default_records, SyntheticFormat format) {
   struct Arguments {
     std::string out;
-    std::string records = "10000";
+    std::string records;
     int files = 5;
     std::uint64_t seed = 1;
     bool force = false;
   };
   auto arguments = std::make_shared<Arguments>();
-  CLI::App* command = app.add_subcommand(
-      "make-cifar", "Write synthetic images with learnable classes in the CIFAR-10 binary format (data_batch_K.bin)");
+  arguments->records = std::move(default_records);
+  CLI::App* command = app.add_subcommand(name, description);
   command->add_option("--out", arguments->out, "Folder to write (created if missing)")->required();
   command->add_option("--records", arguments->records, "Records in all (K/M suffixes)")->capture_default_str();
-  command->add_option("--files", arguments->files, "Number of data_batch_K.bin files")->capture_default_str();
+  command->add_option("--files", arguments->files, "Number of files")->capture_default_str();
   command->add_option("--seed", arguments->seed, "Seed (the same as train --data-seed makes the same images)")
       ->capture_default_str();
   command->add_flag("--force", arguments->force, "Overwrite existing files");
-  return [arguments] {
+  return [arguments, format = std::move(format)] {
     const std::uint64_t records = static_cast<std::uint64_t>(parse_size(arguments->records));
     if (records < 1) throw std::invalid_argument("--records must be at least 1");
     if (arguments->files < 1 || static_cast<std::uint64_t>(arguments->files) > records)
@@ -163,18 +179,36 @@ CommandRunner add_make_cifar_command(CLI::App& app) {
     std::filesystem::create_directories(arguments->out);
     const auto files = static_cast<std::uint64_t>(arguments->files);
     for (std::uint64_t f = 0; f < files; ++f) {
-      const std::filesystem::path path =
-          std::filesystem::path(arguments->out) / fmt::format("data_batch_{}.bin", f + 1);
+      const std::filesystem::path path = std::filesystem::path(arguments->out) / format.file_name(f);
       if (std::filesystem::exists(path) && !arguments->force)
         throw std::invalid_argument(fmt::format("'{}' already exists; pass --force to overwrite it", path.string()));
       std::vector<std::uint64_t> indices;
       for (std::uint64_t i = records * f / files; i < records * (f + 1) / files; ++i) indices.push_back(i);
-      training::write_cifar_file(
-          path, training::make_synthetic(indices, training::cifar_image_size, training::cifar_classes, arguments->seed));
+      format.write(path, training::make_synthetic(indices, format.image_size, format.classes, arguments->seed));
       fmt::print("{}: {} records\n", path.string(), indices.size());
     }
     return 0;
   };
+}
+
+}  // namespace
+
+CommandRunner add_make_cifar_command(CLI::App& app) {
+  return add_make_data_command(
+      app, "make-cifar", "Write synthetic images with learnable classes in the CIFAR-10 binary format (data_batch_K.bin)",
+      "10000",
+      {training::cifar_image_size, training::cifar_classes,
+       [](std::uint64_t f) { return fmt::format("data_batch_{}.bin", f + 1); }, training::write_cifar_file});
+}
+
+CommandRunner add_make_mini_imagenet_command(CLI::App& app) {
+  return add_make_data_command(
+      app, "make-miniimagenet",
+      "Write synthetic 84x84x3 images of 100 learnable classes in the mini-ImageNet binary layout of "
+      "docs/training.md (mini_imagenet_KKKK.bin)",
+      "6000",
+      {training::mini_imagenet_image_size, training::mini_imagenet_classes, training::mini_imagenet_file_name,
+       training::write_mini_imagenet_file});
 }
 
 }  // namespace ringlab::cli

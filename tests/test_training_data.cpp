@@ -1,4 +1,5 @@
-// The CIFAR-10 binary reader and writer, the synthetic generator and the rank shards.
+// The CIFAR-10 and mini-ImageNet binary readers and writers, the synthetic generator and the rank
+// shards.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -10,6 +11,7 @@
 
 #include "cifar_io.hpp"
 #include "dataset.hpp"
+#include "miniimagenet_io.hpp"
 
 namespace ringlab::training {
 namespace {
@@ -95,6 +97,128 @@ TEST_F(TrainingData, EmptyFileAndFolderWithoutBatchesAreRefused) {
     ADD_FAILURE() << "an empty folder was accepted";
   } catch (const std::invalid_argument& error) {
     EXPECT_NE(std::string(error.what()).find("no data_batch_*.bin files in"), std::string::npos) << error.what();
+  }
+}
+
+// mini-ImageNet layout (miniimagenet_io.hpp): small 12x12 images keep the files small; the
+// geometry is a parameter of the reader, so the checks are the same as at 84x84.
+class TrainingMiniImagenet : public TrainingData {
+ protected:
+  static constexpr ImageGeometry small{12, 3, 100};
+
+  fs::path write_mini(const std::string& name, std::uint64_t first, std::uint64_t count, int size = 12) {
+    std::vector<std::uint64_t> indices(count);
+    std::iota(indices.begin(), indices.end(), first);
+    const fs::path path = folder_ / name;
+    write_mini_imagenet_file(path, make_synthetic(indices, size, 100, 9));
+    return path;
+  }
+
+  static std::string mini_error_of(const std::vector<fs::path>& files, const ImageGeometry& geometry = small) {
+    try {
+      const std::vector<std::uint64_t> first = {0};
+      read_mini_imagenet_records(files, geometry, first);
+    } catch (const std::exception& error) {
+      return error.what();
+    }
+    return "no error";
+  }
+
+  static void overwrite(const fs::path& path, std::streamoff offset, std::initializer_list<unsigned char> bytes) {
+    std::fstream file(path, std::ios::in | std::ios::out | std::ios::binary);
+    file.seekp(offset);
+    for (unsigned char byte : bytes) file.put(static_cast<char>(byte));
+  }
+};
+
+TEST_F(TrainingMiniImagenet, WrittenFilesReadBackAsTheSameImagesAcrossFiles) {
+  write_mini(mini_imagenet_file_name(0), 0, 6);
+  write_mini(mini_imagenet_file_name(1), 6, 5);
+  const auto files = mini_imagenet_files(folder_);
+  ASSERT_EQ(files.size(), 2u);
+  EXPECT_EQ(files[0].filename(), "mini_imagenet_0001.bin");
+  EXPECT_EQ(fs::file_size(files[0]), mini_imagenet_header_bytes + 6 * small.record_bytes());
+  EXPECT_EQ(count_mini_imagenet_records(files, small), 11u);
+  const std::vector<std::uint64_t> wanted = {0, 5, 6, 10};
+  const ImageSet read = read_mini_imagenet_records(files, small, wanted);
+  const ImageSet made = make_synthetic(wanted, 12, 100, 9);
+  EXPECT_EQ(read.indices, made.indices);
+  EXPECT_EQ(read.labels, made.labels);
+  EXPECT_EQ(read.pixels, made.pixels);
+  EXPECT_EQ(read.image_size, 12);
+  EXPECT_EQ(read.classes, 100);
+}
+
+TEST_F(TrainingMiniImagenet, HeaderIsTheDocumentedLittleEndianLayout) {
+  const fs::path path = write_mini("mini_imagenet_0001.bin", 0, 3, 84);
+  std::ifstream file(path, std::ios::binary);
+  std::vector<unsigned char> bytes(mini_imagenet_header_bytes + 2);
+  file.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  const std::vector<unsigned char> header = {'R', 'L', 'M', 'I', 1, 0, 0, 0, 3,   0, 0, 0, 84, 0, 0, 0,
+                                             84,  0,   0,   0,   3, 0, 0, 0, 100, 0, 0, 0, 2,  0, 0, 0};
+  EXPECT_EQ(std::vector<unsigned char>(bytes.begin(), bytes.begin() + 32), header);
+  EXPECT_EQ(bytes[32], make_synthetic(std::vector<std::uint64_t>{0}, 84, 100, 9).labels[0]);
+  EXPECT_EQ(bytes[33], 0);
+  EXPECT_EQ(fs::file_size(path), 32u + 3u * 21170u);
+}
+
+TEST_F(TrainingMiniImagenet, TruncatedRecordIsNamed) {
+  const fs::path path = write_mini("mini_imagenet_0001.bin", 0, 3);
+  fs::resize_file(path, mini_imagenet_header_bytes + 2 * small.record_bytes() + 100);
+  const std::string error = mini_error_of({path});
+  EXPECT_NE(error.find("mini_imagenet_0001.bin' has 1000 bytes but its header declares 3 records of 434 bytes "
+                       "(1334 bytes with the header): record 2 is truncated (100 of 434 bytes)"),
+            std::string::npos)
+      << error;
+}
+
+TEST_F(TrainingMiniImagenet, ShortFileBadMagicAndTrailingBytesAreRefused) {
+  const fs::path path = write_mini("mini_imagenet_0001.bin", 0, 2);
+  overwrite(path, 0, {'C', 'I', 'F', 'R'});
+  EXPECT_NE(mini_error_of({path}).find("mini_imagenet_0001.bin' does not start with the magic 'RLMI'"),
+            std::string::npos)
+      << mini_error_of({path});
+  write_mini("mini_imagenet_0001.bin", 0, 2);
+  std::ofstream(path, std::ios::binary | std::ios::app).write("xyz", 3);
+  EXPECT_NE(mini_error_of({path}).find("has 3 bytes after the 2 records its header declares"), std::string::npos)
+      << mini_error_of({path});
+  fs::resize_file(path, 20);
+  EXPECT_NE(mini_error_of({path}).find("has 20 bytes, less than the 32-byte header"), std::string::npos)
+      << mini_error_of({path});
+}
+
+TEST_F(TrainingMiniImagenet, LabelOutOfRangeIsNamedWithFileRecordAndOffset) {
+  write_mini("mini_imagenet_0001.bin", 0, 2);
+  const fs::path path = write_mini("mini_imagenet_0002.bin", 2, 4);
+  overwrite(path, static_cast<std::streamoff>(mini_imagenet_header_bytes + 3 * small.record_bytes()), {100, 0});
+  const std::string error = mini_error_of(mini_imagenet_files(folder_));
+  EXPECT_NE(error.find("mini_imagenet_0002.bin': record 3 (byte offset 1334) has label 100; labels must be 0..99"),
+            std::string::npos)
+      << error;
+  overwrite(path, static_cast<std::streamoff>(mini_imagenet_header_bytes + 3 * small.record_bytes()), {5, 1});
+  EXPECT_NE(mini_error_of({path}).find("record 3 (byte offset 1334) has label 261"), std::string::npos)
+      << mini_error_of({path});
+}
+
+TEST_F(TrainingMiniImagenet, GeometryOtherThanTheModelsIsNamed) {
+  const fs::path path = write_mini("mini_imagenet_0001.bin", 0, 2);
+  const std::string error = mini_error_of({path}, ImageGeometry{});
+  EXPECT_NE(error.find("mini_imagenet_0001.bin' holds 12x12x3 images of 100 classes, but the model takes 84x84x3 "
+                       "images of 100 classes"),
+            std::string::npos)
+      << error;
+  EXPECT_NE(mini_error_of({path}, ImageGeometry{12, 3, 10}).find("but the model takes 12x12x3 images of 10 classes"),
+            std::string::npos);
+}
+
+TEST_F(TrainingMiniImagenet, FolderWithoutFilesNamesTheWriter) {
+  write_synthetic("data_batch_1.bin", 0, 2);
+  try {
+    mini_imagenet_files(folder_);
+    ADD_FAILURE() << "a folder of CIFAR files was accepted";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_NE(std::string(error.what()).find("no mini_imagenet_*.bin files in"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("ringlab make-miniimagenet --out"), std::string::npos) << error.what();
   }
 }
 

@@ -1,11 +1,12 @@
 #include "cifar_io.hpp"
 
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <fstream>
 #include <stdexcept>
+
+#include "atomic_file.hpp"
 
 namespace ringlab::training {
 
@@ -77,22 +78,13 @@ ImageSet read_cifar_records(std::span<const fs::path> files, std::span<const std
 void write_cifar_file(const fs::path& path, const ImageSet& set) {
   if (set.image_size != cifar_image_size || set.channels != 3 || set.classes > cifar_classes)
     throw std::invalid_argument("only 32x32 RGB images with at most 10 classes fit the CIFAR-10 format");
-  const fs::path temporary = fmt::format("{}.tmp.{}", path.string(), getpid());
-  {
-    std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
-    if (!file) throw std::runtime_error(fmt::format("cannot write '{}'", temporary.string()));
+  write_file_atomically(path, [&](std::ostream& file) {
     const std::size_t bytes = set.image_bytes();
     for (std::size_t i = 0; i < set.size(); ++i) {
       file.put(static_cast<char>(set.labels[i]));
       file.write(reinterpret_cast<const char*>(set.pixels.data() + i * bytes), static_cast<std::streamsize>(bytes));
     }
-    file.close();
-    if (!file) {
-      fs::remove(temporary);
-      throw std::runtime_error(fmt::format("writing '{}' failed", temporary.string()));
-    }
-  }
-  fs::rename(temporary, path);
+  });
 }
 
 }  // namespace ringlab::training

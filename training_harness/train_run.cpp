@@ -7,6 +7,7 @@
 
 #include "cifar_io.hpp"
 #include "dataset.hpp"
+#include "miniimagenet_io.hpp"
 
 namespace ringlab::training {
 
@@ -21,21 +22,25 @@ struct Shard {
 Shard load_shard(const TrainRunOptions& options, int rank, int nranks) {
   const ModelConfig& model = options.config.model;
   Shard shard;
-  if (!options.data_folder.empty()) {
-    if (model.image_size != cifar_image_size || model.classes != cifar_classes)
-      throw std::invalid_argument(fmt::format(
-          "--data reads CIFAR-10 (32x32, 10 classes) but model '{}' takes {}x{} images of {} classes; "
-          "use --synthetic N for it",
-          model.describe(), model.image_size, model.image_size, model.classes));
+  if (!options.data_folder.empty() && model.image_size == cifar_image_size && model.classes == cifar_classes) {
     const auto files = cifar_training_files(options.data_folder);
     shard.total = count_cifar_records(files);
     const auto wanted = records_of_rank(shard.total, options.config.global_batch, options.steps, rank, nranks);
     shard.images = read_cifar_records(files, wanted);
     shard.description = fmt::format("CIFAR-10 binary: {} files, {} records in {}", files.size(), shard.total,
                                     options.data_folder);
+  } else if (!options.data_folder.empty()) {  // any other geometry: the mini-ImageNet layout
+    const ImageGeometry geometry{model.image_size, model.channels, model.classes};
+    const auto files = mini_imagenet_files(options.data_folder);
+    shard.total = count_mini_imagenet_records(files, geometry);
+    const auto wanted = records_of_rank(shard.total, options.config.global_batch, options.steps, rank, nranks);
+    shard.images = read_mini_imagenet_records(files, geometry, wanted);
+    shard.description = fmt::format("mini-ImageNet binary: {} files, {} records of {}x{} images, {} classes in {}",
+                                    files.size(), shard.total, model.image_size, model.image_size, model.classes,
+                                    options.data_folder);
   } else {
     if (options.synthetic_records == 0)
-      throw std::invalid_argument("give the data: --data DIR (CIFAR-10 binary files) or --synthetic N (records)");
+      throw std::invalid_argument("give the data: --data DIR (CIFAR-10 or mini-ImageNet binary files, docs/training.md) or --synthetic N (records)");
     shard.total = options.synthetic_records;
     const auto wanted = records_of_rank(shard.total, options.config.global_batch, options.steps, rank, nranks);
     shard.images = make_synthetic(wanted, model.image_size, model.classes, options.data_seed);

@@ -24,7 +24,7 @@ namespace ringlab::training {
 struct TrainRunOptions {
   TrainConfig config;
   int steps = 10;
-  std::string data_folder;              // CIFAR-10 data_batch_*.bin files, or empty
+  std::string data_folder;              // CIFAR-10 data_batch_*.bin (cifar-vgg) or mini_imagenet_*.bin files, or empty
   std::uint64_t synthetic_records = 0;  // used when data_folder is empty
   std::uint64_t data_seed = 1;
 };
