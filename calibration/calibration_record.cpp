@@ -98,6 +98,10 @@ RecordedCalibration read_calibration_file(const std::string& path) {
     if (!document.is_object() || !document.contains("calibration"))
       throw std::invalid_argument(
           "has no \"calibration\" record; pass a file written by 'ringlab calibrate --json' (with its measurements)");
+    if (!document.at("calibration").is_object() || !document.at("calibration").contains("ping_pong"))
+      throw std::invalid_argument(
+          "its \"calibration\" record holds no measurements (no \"ping_pong\"); pass a file written by 'ringlab "
+          "calibrate --json', not by 'topology detect' or by hand");
     return measurements_from_record(document.at("calibration"));
   } catch (const std::invalid_argument& error) {
     throw std::invalid_argument(fmt::format("{}: {}", path, error.what()));
