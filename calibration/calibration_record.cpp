@@ -3,9 +3,10 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
+
+#include "topology_io.hpp"
 
 namespace ringlab::calibration {
 
@@ -86,14 +87,7 @@ RecordedCalibration measurements_from_record(const nlohmann::json& record) {
 }
 
 RecordedCalibration read_calibration_file(const std::string& path) {
-  std::ifstream file(path);
-  if (!file) throw std::invalid_argument(fmt::format("cannot open calibration report '{}'", path));
-  nlohmann::json document;
-  try {
-    file >> document;
-  } catch (const nlohmann::json::parse_error& error) {
-    throw std::invalid_argument(fmt::format("calibration report '{}' is not valid JSON: {}", path, error.what()));
-  }
+  const nlohmann::json document = read_json_file(path, "calibration report");
   try {
     if (!document.is_object() || !document.contains("calibration"))
       throw std::invalid_argument(

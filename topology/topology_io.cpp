@@ -284,21 +284,25 @@ Topology topology_from_json(const nlohmann::json& document) {
   return topology;
 }
 
-Topology read_topology_file(const std::string& path) {
+nlohmann::json read_json_file(const std::string& path, const std::string& what) {
   std::error_code error_code;
   const std::uintmax_t bytes = std::filesystem::file_size(path, error_code);
-  if (error_code) throw std::invalid_argument(fmt::format("cannot read topology file '{}': {}", path, error_code.message()));
+  if (error_code) throw std::invalid_argument(fmt::format("cannot read {} '{}': {}", what, path, error_code.message()));
   if (bytes > max_file_bytes)
-    throw std::invalid_argument(
-        fmt::format("topology file '{}' has {} bytes; the limit is {} (512 MiB)", path, bytes, max_file_bytes));
+    throw std::invalid_argument(fmt::format("{} '{}' has {} bytes; the limit is {} (512 MiB)", what, path, bytes, max_file_bytes));
   std::ifstream file(path);
-  if (!file) throw std::invalid_argument(fmt::format("cannot open topology file '{}'", path));
+  if (!file) throw std::invalid_argument(fmt::format("cannot open {} '{}'", what, path));
   nlohmann::json document;
   try {
     file >> document;
   } catch (const nlohmann::json::parse_error& error) {
-    throw std::invalid_argument(fmt::format("topology file '{}' is not valid JSON: {}", path, error.what()));
+    throw std::invalid_argument(fmt::format("{} '{}' is not valid JSON: {}", what, path, error.what()));
   }
+  return document;
+}
+
+Topology read_topology_file(const std::string& path) {
+  const nlohmann::json document = read_json_file(path, "topology file");
   try {
     return topology_from_json(document);
   } catch (const std::invalid_argument& error) {
