@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
@@ -30,6 +32,24 @@ nlohmann::json fit_to_json(const LinearFit& fit, const char* intercept_name, con
 
 double process_share(const FittedParameters& parameters, int endpoints) {
   return std::min(1.0, static_cast<double>(parameters.cores) / static_cast<double>(endpoints));
+}
+
+// The points (footprint(bytes), value(samples of that size)) in increasing size, one per size.
+template <class Value>
+FootprintCurve curve_by_size(const std::map<std::int64_t, std::vector<double>>& samples_by_size,
+                             double (*footprint)(double), Value value) {
+  std::vector<CurvePoint> points;
+  for (const auto& [bytes, samples] : samples_by_size) {
+    const double v = value(static_cast<double>(bytes), median(samples));
+    if (v > 0 && std::isfinite(v)) points.push_back({footprint(static_cast<double>(bytes)), v});
+  }
+  return FootprintCurve(std::move(points));
+}
+
+FootprintCurve scaled(const FootprintCurve& curve, double factor) {
+  std::vector<CurvePoint> points = curve.points();
+  for (CurvePoint& point : points) point.value *= factor;
+  return FootprintCurve(std::move(points));
 }
 
 // Steps 1b and 1c repeated: each round removes most of the bias the previous alpha left in beta.
@@ -86,12 +106,57 @@ FittedParameters fit_parameters(const Measurements& measurements, int cores, con
   parameters.memory_bandwidth = std::max(aggregate, single_transfer);
   parameters.memory_saturated = aggregate < 0.9 * measurements.concurrent.active_ranks * single_transfer;
 
-  std::vector<Sample> reduce;
-  for (const ReduceSample& sample : measurements.reduce)
+  std::vector<Sample> reduce, out_of_cache;
+  for (const ReduceSample& sample : measurements.reduce) {
     reduce.push_back({static_cast<double>(sample.bytes), sample.median_seconds});
-  parameters.reduce_fit = fit_relative(reduce);
+    if (sample.bytes >= gamma_min_operand_bytes) out_of_cache.push_back(reduce.back());
+  }
+  parameters.reduce_fit = fit_relative(out_of_cache.size() >= 2 ? out_of_cache : reduce);
   parameters.gamma_seconds_per_byte = parameters.reduce_fit.slope;
+  parameters.curves = fit_footprint_curves(measurements, parameters.alpha_seconds, options);
   return parameters;
+}
+
+FootprintCurves fit_footprint_curves(const Measurements& measurements, double alpha_seconds, const FitOptions& options) {
+  FootprintCurves curves;
+  std::map<std::int64_t, std::vector<double>> one_way;
+  for (const PairMeasurement& pair : measurements.pairs)
+    for (const PingPongSample& sample : pair.samples)
+      if (sample.bytes >= options.beta_min_bytes) one_way[sample.bytes].push_back(sample.one_way_median_seconds);
+  curves.link_bandwidth = curve_by_size(one_way, ping_pong_footprint_bytes,
+                                        [&](double bytes, double seconds) { return bytes / (seconds - alpha_seconds); });
+  if (curves.link_bandwidth.empty())
+    throw std::invalid_argument(fmt::format(
+        "no ping-pong size >= {} B (--beta-min-bytes) took longer than alpha; measure larger sizes (-e)",
+        options.beta_min_bytes));
+
+  const int active = std::max(1, measurements.concurrent.active_ranks);
+  std::vector<CurvePoint> streaming;
+  for (const ConcurrentSample& sample : measurements.concurrent.samples)
+    if (sample.aggregate_bytes_per_second > 0)
+      streaming.push_back(
+          {streaming_footprint_bytes(static_cast<double>(sample.bytes), active), sample.aggregate_bytes_per_second});
+  std::sort(streaming.begin(), streaming.end(),
+            [](const CurvePoint& a, const CurvePoint& b) { return a.footprint_bytes < b.footprint_bytes; });
+  if (streaming.empty()) throw std::invalid_argument("calibration has no concurrent-streaming measurement");
+  const FootprintCurve streaming_curve(std::move(streaming));
+  std::vector<double> footprints;
+  for (const FootprintCurve* curve : {static_cast<const FootprintCurve*>(&curves.link_bandwidth), &streaming_curve})
+    for (const CurvePoint& point : curve->points()) footprints.push_back(point.footprint_bytes);
+  std::sort(footprints.begin(), footprints.end());
+  footprints.erase(std::unique(footprints.begin(), footprints.end()), footprints.end());
+  std::vector<CurvePoint> bus;
+  for (double footprint : footprints)
+    bus.push_back({footprint, std::max(streaming_curve.at(footprint), curves.link_bandwidth.at(footprint))});
+  curves.switch_capacity = FootprintCurve(std::move(bus));
+
+  std::map<std::int64_t, std::vector<double>> reduce_times;
+  for (const ReduceSample& sample : measurements.reduce) reduce_times[sample.bytes].push_back(sample.median_seconds);
+  curves.gamma_seconds_per_byte =
+      curve_by_size(reduce_times, reduce_footprint_bytes,
+                    [](double bytes, double seconds) { return seconds / bytes; });
+  if (curves.gamma_seconds_per_byte.empty()) throw std::invalid_argument("calibration has no reduce measurement");
+  return curves;
 }
 
 std::string host_shm_preset(const FittedParameters& parameters, int endpoints) {
@@ -101,7 +166,10 @@ std::string host_shm_preset(const FittedParameters& parameters, int endpoints) {
 
 Topology calibrated_topology(const FittedParameters& parameters, int endpoints) {
   Topology topology = make_preset_topology(host_shm_preset(parameters, endpoints));
-  topology.set_gamma_seconds_per_byte(parameters.gamma_seconds_per_byte / process_share(parameters, endpoints));
+  const double share = process_share(parameters, endpoints);
+  topology.set_gamma_seconds_per_byte(parameters.gamma_seconds_per_byte / share);
+  topology.set_footprint_curves({scaled(parameters.curves.link_bandwidth, share), parameters.curves.switch_capacity,
+                                 scaled(parameters.curves.gamma_seconds_per_byte, 1 / share)});
   return topology;
 }
 
@@ -141,7 +209,7 @@ nlohmann::json calibration_record(const Measurements& measurements, const Fitted
       {"single_transfer_bytes_per_second", 1.0 / parameters.beta_seconds_per_byte},
       {"memory_bandwidth_bytes_per_second", parameters.memory_bandwidth},
       {"saturated", parameters.memory_saturated}};
-  record["reduce"] = {{"what", "reduce_to float32 sum on rank 0 alone, operands larger than the last-level cache"},
+  record["reduce"] = {{"what", "reduce_to float32 sum on rank 0 alone, out of place, operands in and out of the last-level cache"},
                       {"samples", std::move(reduce)},
                       {"fit", fit_to_json(parameters.reduce_fit, "intercept_seconds", "gamma_seconds_per_byte")}};
   record["parameters"] = {{"alpha_seconds", parameters.alpha_seconds},

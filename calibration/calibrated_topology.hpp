@@ -18,7 +18,16 @@
 //   3. gamma: slope of a relative-error fit of the reduce kernel's time over operand bytes;
 //   4. the topology: host-shm:E,cores=C,bw=1/beta,lat=alpha/2 (a route crosses two links),
 //      mem_bw from 2, and gamma scaled by E/C when E processes share C < E cores (the preset's
-//      rule for bandwidth and latency, applied to the reduction too).
+//      rule for bandwidth and latency, applied to the reduction too);
+//   5. footprint curves (fit_footprint_curves), the same measurements seen per size: this machine
+//      copies cache-resident buffers faster than DRAM-resident ones, which no single beta follows.
+//      a. link bandwidth at the ping-pong footprint 4 s (simulator/job_footprint.hpp) of every size
+//         s >= beta_min_bytes: s / (median over pairs of the one-way time - alpha);
+//      b. memory bus at every footprint of a and of the concurrent streaming (2 k s): the larger
+//         of the streaming aggregate and the link curve there (as in 2, a single transfer's rate
+//         bounds the shared capacity from below);
+//      c. gamma at the reduce footprint 3 s of every reduce operand size s: time / s;
+//      written scaled like step 4 (bandwidths x C/E, gamma x E/C).
 #pragma once
 
 #include <nlohmann/json_fwd.hpp>
@@ -54,13 +63,22 @@ struct FittedParameters {
   bool memory_saturated = false;
   double gamma_seconds_per_byte = 0;      // one process on a core of its own
   LinearFit reduce_fit;
+  FootprintCurves curves;                 // step 5, one process on a core of its own
 };
+
+// Reduce operands at least this large fix the scalar gamma (step 3): out of cache, as before the
+// reduce was also measured in cache.
+inline constexpr std::int64_t gamma_min_operand_bytes = std::int64_t{16} << 20;
 
 // Throws std::invalid_argument when a fit is impossible (too few sizes, times that do not grow).
 FittedParameters fit_parameters(const Measurements& measurements, int cores, const FitOptions& options = {});
 
 // Step 1 on one set of (bytes, one-way seconds) samples.
 LinearFit fit_transfer(std::span<const Sample> samples, const FitOptions& options);
+
+// Step 5 alone, with alpha and beta_min_bytes as given. Throws std::invalid_argument when a curve
+// has no point (no ping-pong size >= beta_min_bytes slower than alpha, no streaming or reduce sample).
+FootprintCurves fit_footprint_curves(const Measurements& measurements, double alpha_seconds, const FitOptions& options);
 
 // "host-shm:E,cores=C,bw=...,lat=...,mem_bw=..." for E endpoints.
 std::string host_shm_preset(const FittedParameters& parameters, int endpoints);

@@ -213,14 +213,23 @@ ConcurrentMeasurement measure_concurrent(Communicator& comm, int cores, const st
 
 std::vector<std::int64_t> reduce_sizes() {
   const long cache = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  const std::int64_t kib = std::int64_t{1} << 10;
   const std::int64_t mib = std::int64_t{1} << 20;
   const std::int64_t base = std::clamp<std::int64_t>(2 * std::max<long>(cache, 0), 16 * mib, 64 * mib);
-  return {base, 2 * base, 4 * base};
+  std::vector<std::int64_t> sizes = {64 * kib, 256 * kib, 1 * mib, 4 * mib};  // in cache (footprint 3 s)
+  std::erase_if(sizes, [&](std::int64_t bytes) { return bytes >= base; });
+  for (std::int64_t factor : {1, 2, 4}) sizes.push_back(factor * base);  // out of cache
+  return sizes;
 }
+
+namespace {
+int reduce_iterations(std::int64_t bytes) {
+  return static_cast<int>(std::clamp<std::int64_t>((std::int64_t{64} << 20) / std::max<std::int64_t>(bytes, 1), 5, 200));
+}
+}  // namespace
 
 std::vector<ReduceSample> measure_reduce(Communicator& comm, const std::vector<std::int64_t>& sizes,
                                          double timeout_seconds) {
-  constexpr int iterations = 5;
   std::vector<double> payload(sizes.size(), 0.0);
   if (comm.rank() == 0) {
     const std::int64_t largest = *std::max_element(sizes.begin(), sizes.end());
@@ -229,7 +238,7 @@ std::vector<ReduceSample> measure_reduce(Communicator& comm, const std::vector<s
     for (std::size_t i = 0; i < sizes.size(); ++i) {
       const auto count = static_cast<std::size_t>(sizes[i] / 4);
       std::vector<double> times;
-      for (int k = -1; k < iterations; ++k) {  // k = -1: warm-up
+      for (int k = -1; k < reduce_iterations(sizes[i]); ++k) {  // k = -1: warm-up
         const auto start = Clock::now();
         reduce_to(out.data(), a.data(), b.data(), count, DataType::float32, ReduceOp::sum);
         if (k >= 0) times.push_back(seconds_since(start));
@@ -240,7 +249,7 @@ std::vector<ReduceSample> measure_reduce(Communicator& comm, const std::vector<s
   gather_sleeping(comm, payload, timeout_seconds);
   std::vector<ReduceSample> samples;
   if (comm.rank() != 0) return samples;
-  for (std::size_t i = 0; i < sizes.size(); ++i) samples.push_back({sizes[i] / 4 * 4, iterations, payload[i]});
+  for (std::size_t i = 0; i < sizes.size(); ++i) samples.push_back({sizes[i] / 4 * 4, reduce_iterations(sizes[i]), payload[i]});
   return samples;
 }
 

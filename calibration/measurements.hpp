@@ -62,13 +62,13 @@ std::vector<PairMeasurement> measure_ping_pong(Communicator& comm, const Measure
 ConcurrentMeasurement measure_concurrent(Communicator& comm, int cores, const std::vector<std::int64_t>& sizes,
                                          double timeout_seconds);
 
-// Rank 0 times reduce_to (float32 sum, out-of-place: 2 reads + 1 write) on operands larger than
-// the last-level cache while the other ranks sleep.
+// Rank 0 times reduce_to (float32 sum, out-of-place: 2 reads + 1 write) on each operand size
+// while the other ranks sleep: one warm-up, then 5 .. 200 timed calls (64 MiB / size), median.
 std::vector<ReduceSample> measure_reduce(Communicator& comm, const std::vector<std::int64_t>& sizes,
                                          double timeout_seconds);
 
-// Operand sizes for measure_reduce: s, 2s, 4s with s = 2 x the last-level cache, at least 16 MiB
-// and at most 64 MiB.
+// Operand sizes for measure_reduce: 64 KiB, 256 KiB, 1 MiB, 4 MiB (in cache; those below s), then
+// s, 2s, 4s with s = 2 x the last-level cache, at least 16 MiB and at most 64 MiB (out of cache).
 std::vector<std::int64_t> reduce_sizes();
 
 }  // namespace ringlab::calibration

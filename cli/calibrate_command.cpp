@@ -1,7 +1,8 @@
 // `ringlab calibrate`: measures this machine's transfers (ping-pong per rank pair, concurrent
 // streaming) and reduce kernel through the Communicator the executor uses, fits the host-shm
 // model's parameters and writes a calibrated ringlab.topology/1 file (docs/calibration.md).
-// It never times an all-reduce.
+// It never times an all-reduce. With --from-report it measures nothing: it refits the samples a
+// calibration record already holds and writes a new topology (the committed calibrations refitted).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 #include <stdexcept>
 
 #include "calibrated_topology.hpp"
+#include "calibration_record.hpp"
 #include "cli_util.hpp"
 #include "commands.hpp"
 #include "launch.hpp"
@@ -33,6 +35,7 @@ struct CalibrateArguments {
   int ranks = 2;
   double timeout_seconds = 300;
   std::string json;
+  std::string from_report;
   bool force = false;
   bool quiet = false;
   std::string command_line;
@@ -93,7 +96,61 @@ void print_summary(const calibration::Measurements& measurements, const calibrat
                                   : "not saturated: a lower bound of the shared capacity");
   fmt::print("# reduce kernel (float32 sum, out of cache): gamma {:.4g} s/B ({:.2f} GB/s reduced) on one core\n",
              fit.gamma_seconds_per_byte, 1e-9 / fit.gamma_seconds_per_byte);
+  fmt::print("# footprint curves (one process on a core of its own; footprint = bytes all ranks' buffers touch):\n");
+  fmt::print("{:>14} {:>14}   {:>14} {:>14}   {:>14} {:>14}\n", "footprint B", "link GB/s", "footprint B",
+             "memory GB/s", "footprint B", "reduce GB/s");
+  const auto& link = fit.curves.link_bandwidth.points();
+  const auto& bus = fit.curves.switch_capacity.points();
+  const auto& gamma = fit.curves.gamma_seconds_per_byte.points();
+  for (std::size_t i = 0; i < std::max({link.size(), bus.size(), gamma.size()}); ++i) {
+    auto column = [i](const std::vector<CurvePoint>& points, bool inverse) {
+      if (i >= points.size()) return fmt::format("{:>14} {:>14}", "", "");
+      return fmt::format("{:>14.0f} {:>14.2f}", points[i].footprint_bytes,
+                         (inverse ? 1 / points[i].value : points[i].value) / 1e9);
+    };
+    fmt::print("{}   {}   {}\n", column(link, false), column(bus, false), column(gamma, true));
+  }
   fmt::print("# topology {}\n", preset);
+}
+
+// Fits, prints and writes the calibrated topology (rank 0 only).
+void fit_and_write(const calibration::Measurements& measurements, int cores, int endpoints,
+                   const CalibrateArguments& arguments, nlohmann::json context, const std::string& heading) {
+  const calibration::FitOptions fit_options{parse_size(arguments.alpha_max_bytes), parse_size(arguments.beta_min_bytes)};
+  const calibration::FittedParameters fit = calibration::fit_parameters(measurements, cores, fit_options);
+  const Topology topology = calibration::calibrated_topology(fit, endpoints);
+  const std::string preset = calibration::host_shm_preset(fit, endpoints);
+  if (!arguments.quiet) {
+    fmt::print("{}\n", heading);
+    print_summary(measurements, fit, preset);
+  }
+  context["endpoints"] = endpoints;
+  context["preset"] = preset;
+  context["alpha_max_bytes"] = fit_options.alpha_max_bytes;
+  context["beta_min_bytes"] = fit_options.beta_min_bytes;
+  nlohmann::json document = to_json(topology);
+  document["calibration"] = calibration::calibration_record(measurements, fit, context);
+  bench::write_report(arguments.json, document);
+  if (!arguments.quiet) fmt::print("# calibrated topology written to {}\n", arguments.json);
+}
+
+// --from-report: the measurements of a calibration record refitted; its context kept, with where
+// and when it was refitted.
+int refit_from_report(const CalibrateArguments& arguments) {
+  const calibration::RecordedCalibration recorded = calibration::read_calibration_file(arguments.from_report);
+  const nlohmann::json& old_record = recorded.record;
+  nlohmann::json context = nlohmann::json::object();
+  for (const char* key : {"tool", "created", "command", "backend", "transport", "ranks_measured", "machine"})
+    if (old_record.contains(key)) context[key] = old_record.at(key);
+  context["refit"] = {{"from_report", arguments.from_report},
+                      {"created", bench::utc_timestamp()},
+                      {"command", arguments.command_line},
+                      {"note", "measurements copied from from_report; only the fits are new"}};
+  const int endpoints = arguments.endpoints == 0 ? recorded.endpoints : arguments.endpoints;
+  fit_and_write(recorded.measurements, recorded.cores, endpoints, arguments, std::move(context),
+                fmt::format("# ringlab calibrate --from-report {}: refit of {} pair(s), {} cores, no measurement",
+                            arguments.from_report, recorded.measurements.pairs.size(), recorded.cores));
+  return 0;
 }
 
 int run_calibrate(Communicator& comm, const CalibrateArguments& arguments, const std::vector<std::int64_t>& sizes,
@@ -114,30 +171,16 @@ int run_calibrate(Communicator& comm, const CalibrateArguments& arguments, const
   if (comm.rank() != 0) return 0;
 
   const int endpoints = arguments.endpoints == 0 ? comm.size() : arguments.endpoints;
-  const calibration::FitOptions fit_options{parse_size(arguments.alpha_max_bytes), parse_size(arguments.beta_min_bytes)};
-  const calibration::FittedParameters fit = calibration::fit_parameters(measurements, machine.cores, fit_options);
-  const Topology topology = calibration::calibrated_topology(fit, endpoints);
-  const std::string preset = calibration::host_shm_preset(fit, endpoints);
-  if (!arguments.quiet) {
-    fmt::print("# ringlab calibrate: {} ranks, backend {}, transport {}, {} cores\n", comm.size(), backend,
-               comm.transport_description(), machine.cores);
-    print_summary(measurements, fit, preset);
-  }
   const nlohmann::json context = {{"tool", "ringlab calibrate"},
                                   {"created", bench::utc_timestamp()},
                                   {"command", arguments.command_line},
                                   {"backend", backend},
                                   {"transport", comm.transport_description()},
                                   {"ranks_measured", comm.size()},
-                                  {"endpoints", endpoints},
-                                  {"preset", preset},
-                                  {"alpha_max_bytes", fit_options.alpha_max_bytes},
-                                  {"beta_min_bytes", fit_options.beta_min_bytes},
                                   {"machine", bench::to_json(machine)}};
-  nlohmann::json document = to_json(topology);
-  document["calibration"] = calibration::calibration_record(measurements, fit, context);
-  bench::write_report(arguments.json, document);
-  if (!arguments.quiet) fmt::print("# calibrated topology written to {}\n", arguments.json);
+  fit_and_write(measurements, machine.cores, endpoints, arguments, context,
+                fmt::format("# ringlab calibrate: {} ranks, backend {}, transport {}, {} cores", comm.size(), backend,
+                            comm.transport_description(), machine.cores));
   return 0;
 }
 
@@ -152,6 +195,9 @@ CommandRunner add_calibrate_command(CLI::App& app, const std::string& command_li
                    "calibrated ringlab.topology/1 file. Never times an all-reduce.");
   command->add_option("--json", arguments->json, "Calibrated topology file to write")->required();
   command->add_flag("--force", arguments->force, "Overwrite an existing --json file");
+  command->add_option("--from-report", arguments->from_report,
+                      "Measure nothing: refit the samples of this calibration report (a file ringlab calibrate wrote) "
+                      "and write the new topology to --json");
   command->add_option("-b,--minbytes", arguments->min_bytes, "Smallest ping-pong message")->capture_default_str();
   command->add_option("-e,--maxbytes", arguments->max_bytes, "Largest ping-pong message (at most 1G)")
       ->capture_default_str();
@@ -172,6 +218,13 @@ CommandRunner add_calibrate_command(CLI::App& app, const std::string& command_li
   command->add_flag("-q,--quiet", arguments->quiet, "Print nothing but errors");
   return [arguments] {
     // Everything that can be refused is refused here, before any rank starts.
+    if (arguments->endpoints < 0) throw std::invalid_argument("--endpoints must be positive");
+    if (!arguments->from_report.empty()) {
+      if (parse_size(arguments->alpha_max_bytes) < 0 || parse_size(arguments->beta_min_bytes) < 0)
+        throw std::invalid_argument("--alpha-max-bytes and --beta-min-bytes must not be negative");
+      bench::check_output_path(arguments->json, arguments->force);
+      return refit_from_report(*arguments);
+    }
     const std::string backend = resolve_backend(arguments->backend);
     const int ranks = expected_ranks(backend, arguments->ranks);
     if (ranks < 2)
@@ -179,7 +232,6 @@ CommandRunner add_calibrate_command(CLI::App& app, const std::string& command_li
           "calibration needs at least 2 ranks to measure transfers, got {}; run 'mpiexec -n 2 ringlab calibrate ...' "
           "or 'ringlab calibrate --backend threads --ranks 2 ...'",
           ranks));
-    if (arguments->endpoints < 0) throw std::invalid_argument("--endpoints must be positive");
     if (arguments->timeout_seconds <= 0) throw std::invalid_argument("--timeout must be positive");
     if (arguments->min_seconds_per_size <= 0) throw std::invalid_argument("--min-time must be positive");
     const std::vector<std::int64_t> sizes = ping_pong_sizes(*arguments);

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "job_footprint.hpp"
 #include "schedule_walk.hpp"
 
 namespace ringlab::simulator {
@@ -59,7 +60,28 @@ std::optional<Prediction> ClosedFormModel::predict_symmetric(const Schedule& sch
   return prediction;
 }
 
+double gamma_at_footprint(const Topology& topology, double gamma_seconds_per_byte, double footprint_bytes) {
+  const FootprintCurve& curve = topology.footprint_curves().gamma_seconds_per_byte;
+  if (curve.empty() || topology.gamma_seconds_per_byte() != gamma_seconds_per_byte) return gamma_seconds_per_byte;
+  return curve.at(footprint_bytes);
+}
+
+ClosedFormModel& ClosedFormModel::at_footprint(double footprint_bytes) {
+  if (footprint_model_ && cached_footprint_bytes_ == footprint_bytes) return *footprint_model_;
+  const Topology& topology = route_costs_.topology();
+  footprint_model_.reset();
+  footprint_topology_ = std::make_unique<Topology>(topology.at_footprint(footprint_bytes));
+  footprint_model_ = std::make_unique<ClosedFormModel>(
+      *footprint_topology_, gamma_at_footprint(topology, gamma_seconds_per_byte_, footprint_bytes));
+  cached_footprint_bytes_ = footprint_bytes;
+  return *footprint_model_;
+}
+
 Prediction ClosedFormModel::predict(const Schedule& schedule, std::int64_t count, DataType type) {
+  if (!route_costs_.topology().footprint_curves().empty()) {
+    check_schedule(schedule, route_costs_.topology(), count);
+    return at_footprint(job_footprint_bytes(schedule, count, type)).predict(schedule, count, type);
+  }
   check_schedule(schedule, route_costs_.topology(), count, OpChecks::header_only);  // ops: in pass 1
   if (std::optional<Prediction> symmetric = predict_symmetric(schedule, count, type)) return *std::move(symmetric);
   const auto nranks = static_cast<std::size_t>(schedule.nranks);

@@ -15,9 +15,13 @@
 // uniform network (every route alike) this gives DESIGN.md's formulas, alpha = route latency and
 // beta = 1 / route bandwidth: a server's N-1 incoming messages cost (N-1) n beta (incast), a
 // send and a receive in the same step cost max, not sum.
+// A topology with footprint curves (a calibrated host-shm) is priced as it is at the call's
+// footprint (job_footprint.hpp): Topology::at_footprint, then the steps above; gamma follows the
+// topology's gamma curve unless the model was given a gamma other than the topology's own.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -86,9 +90,19 @@ class ClosedFormModel {
     std::vector<std::vector<std::uint32_t>> rank_start;  // [step in window][rank]: the rank's first transfer
   };
 
+  // The model of the topology at one footprint, kept for the next call at the same footprint.
+  ClosedFormModel& at_footprint(double footprint_bytes);
+
   RouteCosts route_costs_;
   double gamma_seconds_per_byte_;
   Scratch scratch_;
+  double cached_footprint_bytes_ = -1;
+  std::unique_ptr<Topology> footprint_topology_;
+  std::unique_ptr<ClosedFormModel> footprint_model_;
 };
+
+// The gamma a model given `gamma_seconds_per_byte` uses on `topology` at a footprint: the
+// topology's gamma curve there when the model's gamma is the topology's own, else the model's.
+double gamma_at_footprint(const Topology& topology, double gamma_seconds_per_byte, double footprint_bytes);
 
 }  // namespace ringlab::simulator

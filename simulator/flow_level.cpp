@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "flow_routes.hpp"
+#include "job_footprint.hpp"
 #include "max_min.hpp"
 #include "schedule_walk.hpp"
 
@@ -511,8 +512,20 @@ FlowLevelModel::FlowLevelModel(const Topology& topology, double gamma_seconds_pe
 FlowLevelModel::~FlowLevelModel() = default;
 FlowLevelModel::FlowLevelModel(FlowLevelModel&&) noexcept = default;
 
+FlowLevelModel& FlowLevelModel::at_footprint(double footprint_bytes) {
+  if (footprint_model_ && cached_footprint_bytes_ == footprint_bytes) return *footprint_model_;
+  footprint_model_.reset();
+  footprint_topology_ = std::make_unique<Topology>(topology_.at_footprint(footprint_bytes));
+  footprint_model_ = std::make_unique<FlowLevelModel>(
+      *footprint_topology_, gamma_at_footprint(topology_, gamma_seconds_per_byte_, footprint_bytes), options_);
+  cached_footprint_bytes_ = footprint_bytes;
+  return *footprint_model_;
+}
+
 FlowPrediction FlowLevelModel::predict(const Schedule& schedule, std::int64_t count, DataType type) {
   check_schedule(schedule, topology_, count);
+  if (!topology_.footprint_curves().empty())
+    return at_footprint(job_footprint_bytes(schedule, count, type)).predict(schedule, count, type);
   routes_->release_cache();
   return Simulation(*routes_, gamma_seconds_per_byte_, options_, schedule, count, type).run();
 }

@@ -16,7 +16,8 @@
 //   6. a rank's step ends when its sends have arrived and its receives are reduced.
 // When no two flows ever share a resource and transfers are whole (segment 0) this is exactly
 // the closed form. Deterministic: events at the same time are handled in the order they were
-// created.
+// created. A topology with footprint curves is simulated as it is at the call's footprint, as in
+// the closed form (closed_form.hpp).
 #pragma once
 
 #include <cstdint>
@@ -91,10 +92,16 @@ class FlowLevelModel {
   const FlowLevelOptions& options() const { return options_; }
 
  private:
+  // The model of the topology at one footprint, kept for the next call at the same footprint.
+  FlowLevelModel& at_footprint(double footprint_bytes);
+
   const Topology& topology_;
   double gamma_seconds_per_byte_;
   FlowLevelOptions options_;
   std::unique_ptr<FlowRoutes> routes_;  // kept between calls
+  double cached_footprint_bytes_ = -1;
+  std::unique_ptr<Topology> footprint_topology_;
+  std::unique_ptr<FlowLevelModel> footprint_model_;
 };
 
 }  // namespace ringlab::simulator

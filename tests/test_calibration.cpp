@@ -12,6 +12,7 @@
 #include "algorithms/algorithm.hpp"
 #include "backends/threads_communicator.hpp"
 #include "calibrated_topology.hpp"
+#include "calibration_record.hpp"
 #include "closed_form.hpp"
 #include "compare.hpp"
 #include "linear_fit.hpp"
@@ -32,6 +33,8 @@ std::vector<Sample> line(double alpha, double beta, const std::vector<double>& s
 }
 
 const std::vector<double> sweep = {8, 64, 512, 4096, 32768, 262144, 2097152, 16777216, 67108864};
+
+double calibration_footprint(double message_bytes) { return ping_pong_footprint_bytes(message_bytes); }
 
 TEST(CalibrationFit, RecoversAnExactLine) {
   const calibration::LinearFit fit = calibration::fit_relative(line(2e-6, 1e-10, sweep));
@@ -78,7 +81,8 @@ calibration::Measurements synthetic_measurements(double alpha, double beta, doub
   for (const Sample& sample : line(alpha, beta, sweep))
     pair.samples.push_back({static_cast<std::int64_t>(sample.x), 10, sample.t, sample.t});
   measurements.pairs = {pair};
-  measurements.concurrent = {2, {{1 << 20, 5, 0, aggregate}, {1 << 24, 5, 0, aggregate}}};
+  measurements.concurrent = {2, {{1 << 20, 5, 2.0 * (1 << 20) / aggregate, aggregate},
+                                 {1 << 24, 5, 2.0 * (1 << 24) / aggregate, aggregate}}};
   for (std::int64_t bytes : {16 << 20, 32 << 20, 64 << 20})
     measurements.reduce.push_back({bytes, 5, 1e-5 + gamma * static_cast<double>(bytes)});
   return measurements;
@@ -130,6 +134,82 @@ TEST(CalibrationTopology, JsonKeepsGammaAndAcceptsTheRecord) {
   document["gamma_seconds_per_byte"] = 1e-10;
   document["calibration"] = 5;
   EXPECT_THROW(topology_from_json(document), std::invalid_argument);
+}
+
+// A machine whose one-way bandwidth follows a known footprint curve: the fit finds the curve's
+// points again, and the memory bus and gamma curves from the streaming and reduce samples.
+TEST(CalibrationFootprint, RecoversAKnownSyntheticCurve) {
+  const FootprintCurve bandwidth({{4.0 * 65536, 40e9}, {4.0 * 2097152, 44e9}, {4.0 * 67108864, 16e9}});
+  const FootprintCurve reduce_rate({{3.0 * 65536, 30e9}, {3.0 * 67108864, 12e9}});  // bytes reduced per second
+  const double alpha = 4e-7;
+  calibration::Measurements measurements;
+  for (int pair = 0; pair < 3; ++pair) {
+    calibration::PairMeasurement measured{0, pair + 1, {}};
+    for (double bytes : sweep) {
+      const double seconds = alpha + bytes / bandwidth.at(calibration_footprint(bytes));
+      measured.samples.push_back({static_cast<std::int64_t>(bytes), 10, seconds * (1 + 0.01 * pair), seconds});
+    }
+    measurements.pairs.push_back(measured);
+  }
+  measurements.concurrent = {2, {{1 << 21, 5, 2.0 * (1 << 21) / 60e9, 60e9}, {1 << 26, 5, 2.0 * (1 << 26) / 15e9, 15e9}}};
+  for (std::int64_t bytes : {std::int64_t{65536}, std::int64_t{1} << 20, std::int64_t{16} << 20, std::int64_t{64} << 20})
+    measurements.reduce.push_back(
+        {bytes, 5, static_cast<double>(bytes) / reduce_rate.at(3.0 * static_cast<double>(bytes))});
+  const calibration::FittedParameters fit = calibration::fit_parameters(measurements, 2);
+  EXPECT_NEAR(fit.alpha_seconds, alpha, 0.02 * alpha);  // the pairs are 0, 1 and 2 % slower
+  const FootprintCurves& curves = fit.curves;
+  ASSERT_EQ(curves.link_bandwidth.points().size(), 4u);  // 262144, 2 MiB, 16 MiB, 64 MiB >= 64 KiB
+  for (const CurvePoint& point : curves.link_bandwidth.points())
+    EXPECT_NEAR(point.value / bandwidth.at(point.footprint_bytes), 1.0, 0.02) << point.footprint_bytes;
+  EXPECT_DOUBLE_EQ(curves.link_bandwidth.points().front().footprint_bytes, 4.0 * 262144);
+  for (const CurvePoint& point : curves.gamma_seconds_per_byte.points())
+    EXPECT_NEAR(point.value * reduce_rate.at(point.footprint_bytes), 1.0, 1e-12);
+  // Memory bus: the streaming aggregate where it exceeds one transfer (footprint 2 x 2 x 2 MiB:
+  // 60 > 44 GB/s), one transfer's rate where the aggregate is lower (2 x 2 x 64 MiB: 15 < 16 GB/s).
+  EXPECT_NEAR(curves.switch_capacity.at(streaming_footprint_bytes(2097152, 2)), 60e9, 1e-3);
+  EXPECT_NEAR(curves.switch_capacity.at(4.0 * 67108864), curves.link_bandwidth.at(4.0 * 67108864), 1e-3);
+  for (const CurvePoint& point : curves.switch_capacity.points())
+    EXPECT_GE(point.value, curves.link_bandwidth.at(point.footprint_bytes));
+  // Written scaled like the constants: 4 processes on 2 cores get half the bandwidth, twice gamma.
+  const Topology four = calibration::calibrated_topology(fit, 4);
+  EXPECT_DOUBLE_EQ(four.footprint_curves().link_bandwidth.at(1e9), curves.link_bandwidth.at(1e9) / 2);
+  EXPECT_DOUBLE_EQ(four.footprint_curves().gamma_seconds_per_byte.at(1e5), curves.gamma_seconds_per_byte.at(1e5) * 2);
+  EXPECT_EQ(four.footprint_curves().switch_capacity, curves.switch_capacity);
+}
+
+TEST(CalibrationFootprint, RecordReadsBackToTheSameFit) {
+  const auto measurements = synthetic_measurements(1e-6, 2e-10, 30e9, 1e-10);
+  const auto fit = calibration::fit_parameters(measurements, 2);
+  const nlohmann::json record = calibration::calibration_record(measurements, fit, {{"tool", "test"}, {"endpoints", 4}});
+  const calibration::RecordedCalibration back = calibration::measurements_from_record(record);
+  EXPECT_EQ(back.cores, 2);
+  EXPECT_EQ(back.endpoints, 4);
+  const auto refit = calibration::fit_parameters(back.measurements, back.cores);
+  EXPECT_NEAR(refit.alpha_seconds, fit.alpha_seconds, 1e-15);
+  EXPECT_NEAR(refit.beta_seconds_per_byte / fit.beta_seconds_per_byte, 1.0, 1e-9);
+  ASSERT_EQ(refit.curves.link_bandwidth.points().size(), fit.curves.link_bandwidth.points().size());
+  for (std::size_t i = 0; i < fit.curves.link_bandwidth.points().size(); ++i)
+    EXPECT_NEAR(refit.curves.link_bandwidth.points()[i].value / fit.curves.link_bandwidth.points()[i].value, 1.0, 1e-9);
+
+  auto message = [](const nlohmann::json& bad) {
+    try {
+      calibration::measurements_from_record(bad);
+    } catch (const std::invalid_argument& error) {
+      return std::string(error.what());
+    }
+    return std::string("accepted");
+  };
+  nlohmann::json bad = record;
+  bad["ping_pong"]["pairs"][0]["samples"][3]["one_way_median_us"] = -2;
+  EXPECT_NE(message(bad).find("calibration record: ping_pong.pairs[0].samples[3].one_way_median_us: is -2"),
+            std::string::npos)
+      << message(bad);
+  bad = record;
+  bad["reduce"].erase("samples");
+  EXPECT_NE(message(bad).find("calibration record: reduce: missing field \"samples\""), std::string::npos);
+  bad = record;
+  bad.erase("endpoints");
+  EXPECT_NE(message(bad).find("missing field \"endpoints\""), std::string::npos);
 }
 
 TEST(CalibrationMeasure, PairsToMeasure) {

@@ -12,6 +12,8 @@
 #include "algorithms/algorithm.hpp"
 #include "closed_form.hpp"
 #include "closed_forms.hpp"
+#include "flow_level.hpp"
+#include "job_footprint.hpp"
 #include "presets.hpp"
 #include "route_costs.hpp"
 
@@ -261,6 +263,84 @@ TEST(SimulatorErrors, RefusesBadInput) {
   EXPECT_THROW(ClosedFormModel(topology, -1e-10), std::invalid_argument);
   simulator::RouteCosts costs(topology);
   EXPECT_THROW(costs.between(0, 4), std::out_of_range);
+}
+
+// Footprint curves in both models: a constant curve changes nothing; a falling bandwidth curve
+// makes a large all-reduce slower per byte than a small one; the footprint follows the buffers.
+Topology with_curves(const std::string& preset, FootprintCurves curves) {
+  Topology topology = make_preset_topology(preset);
+  topology.set_footprint_curves(std::move(curves));
+  return topology;
+}
+
+TEST(SimulatorFootprint, ConstantCurvesPredictExactlyWhatNoCurvesDo) {
+  const std::string preset = "host-shm:4,bw=20e9,lat=2e-7,mem_bw=30e9";
+  const Topology plain = make_preset_topology(preset);
+  const Topology flat = with_curves(preset, {FootprintCurve({{1e3, 20e9}, {1e9, 20e9}}),
+                                             FootprintCurve({{1e3, 30e9}}), {}});
+  ClosedFormModel plain_closed(plain, gamma_seconds_per_byte), flat_closed(flat, gamma_seconds_per_byte);
+  simulator::FlowLevelModel plain_flow(plain, gamma_seconds_per_byte), flat_flow(flat, gamma_seconds_per_byte);
+  for (const char* algorithm : {"parameter_server", "ring", "interval_paired", "halving_doubling", "recursive_doubling"}) {
+    const Schedule schedule = make_schedule(algorithm, Collective::allreduce, 4);
+    for (std::int64_t count : {std::int64_t{16384}, std::int64_t{1} << 24}) {
+      EXPECT_EQ(flat_closed.predict(schedule, count, DataType::float32).seconds,
+                plain_closed.predict(schedule, count, DataType::float32).seconds)
+          << algorithm;
+      EXPECT_EQ(flat_flow.predict(schedule, count, DataType::float32).prediction.seconds,
+                plain_flow.predict(schedule, count, DataType::float32).prediction.seconds)
+          << algorithm;
+    }
+  }
+}
+
+TEST(SimulatorFootprint, FallingBandwidthMakesLargeCallsSlowerPerByte) {
+  // No latency, no reduction cost: without a curve the time per byte is the same at every size.
+  const std::string preset = "host-shm:4,bw=40e9,lat=0,mem_bw=1e15";
+  const Topology plain = make_preset_topology(preset);
+  const Topology curved = with_curves(preset, {FootprintCurve({{1e6, 40e9}, {1e9, 10e9}}), {}, {}});
+  const Schedule ring = make_schedule("ring", Collective::allreduce, 4);
+  const std::int64_t small = 1 << 14, large = 1 << 25;  // footprints 4 x 2.25 x 64 KiB and 4 x 2.25 x 128 MiB
+  ClosedFormModel plain_model(plain, 0.0), curved_model(curved, 0.0);
+  simulator::FlowLevelModel curved_flow(curved, 0.0);
+  auto per_byte = [](double seconds, std::int64_t count) { return seconds / static_cast<double>(count); };
+  EXPECT_NEAR(per_byte(plain_model.predict(ring, large, DataType::float32).seconds, large),
+              per_byte(plain_model.predict(ring, small, DataType::float32).seconds, small), 1e-18);
+  const double small_per_byte = per_byte(curved_model.predict(ring, small, DataType::float32).seconds, small);
+  const double large_per_byte = per_byte(curved_model.predict(ring, large, DataType::float32).seconds, large);
+  EXPECT_NEAR(large_per_byte / small_per_byte, 4.0, 1e-9);  // 40 GB/s in cache, 10 GB/s beyond 1 GB
+  EXPECT_NEAR(small_per_byte, per_byte(plain_model.predict(ring, small, DataType::float32).seconds, small), 1e-18);
+  const double flow_small = per_byte(curved_flow.predict(ring, small, DataType::float32).prediction.seconds, small);
+  const double flow_large = per_byte(curved_flow.predict(ring, large, DataType::float32).prediction.seconds, large);
+  EXPECT_NEAR(flow_large / flow_small, 4.0, 1e-9);
+}
+
+TEST(SimulatorFootprint, GammaCurveUnlessAnotherGammaIsGiven) {
+  Topology topology = with_curves("host-shm:2,bw=40e9,lat=0,mem_bw=1e15",
+                                  {{}, {}, FootprintCurve({{1e6, 1e-11}, {1e9, 1e-10}})});
+  topology.set_gamma_seconds_per_byte(5e-11);
+  const Schedule ring = make_schedule("ring", Collective::allreduce, 2);
+  const std::int64_t count = 1 << 26;  // 256 MiB: footprint 2 x 2.5 x 256 MiB > 1e9, gamma 1e-10
+  const double transfer = 2 * (count * 4.0 / 2) / 40e9;
+  const double reduced = count * 4.0 / 2;
+  EXPECT_NEAR(ClosedFormModel(topology, 5e-11).predict(ring, count, DataType::float32).seconds,
+              transfer + reduced * 1e-10, 1e-12);
+  EXPECT_NEAR(ClosedFormModel(topology, 2e-10).predict(ring, count, DataType::float32).seconds,
+              transfer + reduced * 2e-10, 1e-12);  // a gamma of its own replaces the curve
+}
+
+TEST(SimulatorFootprint, FootprintIsInputOutputAndScratchOfEveryRank) {
+  const std::int64_t count = 1024;  // 4 KiB of float32
+  // ring (circulant): a quarter of the buffer received per step.
+  EXPECT_DOUBLE_EQ(simulator::job_footprint_bytes(make_schedule("ring", Collective::allreduce, 4), count, DataType::float32),
+                   4 * (2 * 4096.0 + 1024));
+  // recursive doubling (explicit): the whole buffer received in a step.
+  EXPECT_DOUBLE_EQ(
+      simulator::job_footprint_bytes(make_schedule("recursive_doubling", Collective::allreduce, 4), count, DataType::float32),
+      4 * 3 * 4096.0);
+  // parameter server: the server receives N-1 buffers in one step, the others one.
+  EXPECT_DOUBLE_EQ(
+      simulator::job_footprint_bytes(make_schedule("parameter_server", Collective::allreduce, 4), count, DataType::float32),
+      4 * 2 * 4096.0 + 3 * 4096.0 + 3 * 4096.0);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -409,6 +410,111 @@ TEST(TopologyPresets, GpuPresetFollowsPeerAccess) {
   EXPECT_EQ(staged.num_endpoints(), 4);
   EXPECT_EQ(Router(staged).route(0, 1).hops(), 4);
   EXPECT_THROW(preset_for_gpus(1, true), std::invalid_argument);
+}
+
+// Footprint curves (footprint_curve.hpp): interpolation in log(footprint), clamping, refusals,
+// the topology at a footprint and the JSON form.
+TEST(TopologyFootprintCurve, InterpolatesInLogFootprintAndClampsAtTheEnds) {
+  const FootprintCurve curve({{1e3, 10.0}, {1e5, 30.0}, {1e6, 5.0}});
+  EXPECT_DOUBLE_EQ(curve.at(1e3), 10.0);
+  EXPECT_NEAR(curve.at(1e4), 20.0, 1e-12);  // halfway in log between 1e3 and 1e5
+  EXPECT_DOUBLE_EQ(curve.at(1e5), 30.0);
+  EXPECT_NEAR(curve.at(std::sqrt(1e5 * 1e6)), 17.5, 1e-9);
+  EXPECT_DOUBLE_EQ(curve.at(1.0), 10.0);   // clamped below
+  EXPECT_DOUBLE_EQ(curve.at(1e12), 5.0);   // and above
+  EXPECT_DOUBLE_EQ(FootprintCurve({{64.0, 7.0}}).at(1e9), 7.0);  // one point: a constant
+}
+
+TEST(TopologyFootprintCurve, RefusesBadPointsNamingThem) {
+  auto message = [](std::vector<CurvePoint> points) {
+    try {
+      FootprintCurve curve(std::move(points));
+    } catch (const std::invalid_argument& error) {
+      return std::string(error.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_NE(message({{1e3, 1.0}, {1e3, 2.0}}).find("points[1].footprint_bytes"), std::string::npos);
+  EXPECT_NE(message({{1e3, 1.0}, {1e2, 2.0}}).find("not larger than points[0]"), std::string::npos);
+  EXPECT_NE(message({{0.0, 1.0}}).find("points[0].footprint_bytes"), std::string::npos);
+  EXPECT_NE(message({{1e3, 1.0}, {1e4, 0.0}}).find("points[1].value"), std::string::npos);
+  EXPECT_NE(message({{1e3, -5.0}}).find("points[0].value"), std::string::npos);
+  EXPECT_EQ(message({{1e3, 1.0}, {1e4, 2.0}}), "accepted");
+}
+
+TEST(TopologyFootprintCurve, AtFootprintReplacesBandwidthCapacityAndGamma) {
+  Topology topology = make_preset_topology("host-shm:4,bw=10e9,lat=1e-7,mem_bw=20e9");
+  topology.set_gamma_seconds_per_byte(1e-10);
+  topology.set_footprint_curves({FootprintCurve({{1e6, 40e9}, {1e8, 10e9}}), FootprintCurve({{1e6, 50e9}}),
+                                 FootprintCurve({{1e6, 5e-11}, {1e8, 1e-10}})});
+  const Topology small = topology.at_footprint(1e5);
+  EXPECT_TRUE(small.footprint_curves().empty());
+  EXPECT_DOUBLE_EQ(Router(small).route(0, 3).bottleneck_bandwidth, 40e9);
+  EXPECT_DOUBLE_EQ(*small.gamma_seconds_per_byte(), 5e-11);
+  EXPECT_DOUBLE_EQ(small.node(4).capacity, 50e9);
+  const Topology large = topology.at_footprint(1e9);
+  EXPECT_DOUBLE_EQ(Router(large).route(0, 3).bottleneck_bandwidth, 10e9);
+  EXPECT_DOUBLE_EQ(*large.gamma_seconds_per_byte(), 1e-10);
+  EXPECT_NEAR(Router(large).route(0, 3).latency, 2e-7, 1e-20);  // latency untouched
+  // No curves: a plain copy.
+  const Topology plain = make_preset_topology("switch:4,bw=25e9");
+  EXPECT_DOUBLE_EQ(Router(plain.at_footprint(1e9)).route(0, 1).bottleneck_bandwidth, 25e9);
+  // A link curve needs one bandwidth on every link, a capacity curve a limited switch.
+  Topology mixed = make_preset_topology("pcie-tree,switches=2,gpus_per_switch=2,bw=10e9,uplink_bw=5e9");
+  EXPECT_THROW(mixed.set_footprint_curves({FootprintCurve({{1e6, 1e9}}), {}, {}}), std::invalid_argument);
+  EXPECT_THROW(mixed.set_footprint_curves({{}, FootprintCurve({{1e6, 1e9}}), {}}), std::invalid_argument);
+}
+
+TEST(TopologyFootprintCurve, JsonRoundTripAndBadCurvesNamed) {
+  Topology topology = make_preset_topology("host-shm:2,bw=10e9,lat=1e-7,mem_bw=20e9");
+  const FootprintCurves curves{FootprintCurve({{4096, 40e9}, {1 << 30, 15e9}}),
+                               FootprintCurve({{4096, 45e9}, {1 << 28, 16e9}}), FootprintCurve({{196608, 4e-11}})};
+  topology.set_footprint_curves(curves);
+  const nlohmann::json document = to_json(topology);
+  EXPECT_EQ(topology_from_json(document).footprint_curves(), curves);
+  std::ostringstream laid_out;
+  write_topology_json(laid_out, topology);
+  EXPECT_EQ(topology_from_json(nlohmann::json::parse(laid_out.str())).footprint_curves(), curves);
+  EXPECT_FALSE(to_json(make_preset_topology("host-shm:2")).contains("footprint_curves"));  // optional
+
+  auto message = [](const nlohmann::json& bad) {
+    try {
+      topology_from_json(bad);
+    } catch (const std::invalid_argument& error) {
+      return std::string(error.what());
+    }
+    return std::string("accepted");
+  };
+  nlohmann::json bad = document;
+  bad["footprint_curves"]["link_bandwidth"][1]["footprint_bytes"] = 100;
+  EXPECT_NE(message(bad).find("footprint_curves.link_bandwidth: points[1].footprint_bytes"), std::string::npos)
+      << message(bad);
+  bad = document;
+  bad["footprint_curves"]["switch_capacity"][0]["value"] = 0;
+  EXPECT_NE(message(bad).find("footprint_curves.switch_capacity: points[0].value"), std::string::npos) << message(bad);
+  bad = document;
+  bad["footprint_curves"]["gamma_seconds_per_byte"][0]["value"] = "fast";
+  EXPECT_NE(message(bad).find("footprint_curves.gamma_seconds_per_byte[0].value: expected a number"), std::string::npos);
+  bad = document;
+  bad["footprint_curves"]["latency"] = nlohmann::json::array();
+  EXPECT_NE(message(bad).find("unknown field \"latency\""), std::string::npos);
+  bad = document;
+  bad["footprint_curves"]["link_bandwidth"] = nlohmann::json::array();
+  EXPECT_NE(message(bad).find("footprint_curves.link_bandwidth: expected a non-empty array"), std::string::npos);
+  // The file name leads the message of a file.
+  const auto path = std::filesystem::temp_directory_path() / "ringlab-bad-curve.json";
+  bad = document;
+  bad["footprint_curves"]["link_bandwidth"][0]["value"] = -1;
+  std::ofstream(path) << bad.dump();
+  try {
+    read_topology_file(path.string());
+    ADD_FAILURE() << "a negative bandwidth was accepted";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_NE(std::string(error.what()).find(path.string() + ": topology JSON: footprint_curves.link_bandwidth: points[0].value"),
+              std::string::npos)
+        << error.what();
+  }
+  std::filesystem::remove(path);
 }
 
 }  // namespace

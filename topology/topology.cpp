@@ -126,6 +126,49 @@ void Topology::set_gamma_seconds_per_byte(double seconds_per_byte) {
   gamma_seconds_per_byte_ = seconds_per_byte;
 }
 
+void Topology::set_footprint_curves(FootprintCurves curves) {
+  if (!curves.link_bandwidth.empty()) {
+    if (directed_links_.empty()) throw std::invalid_argument("a link_bandwidth curve needs links; add them first");
+    for (std::size_t id = 1; id < directed_links_.size(); ++id)
+      if (directed_links_[id].bandwidth != directed_links_[0].bandwidth)
+        throw std::invalid_argument(fmt::format(
+            "a link_bandwidth curve sets every link's bandwidth, but links[{}] has {} B/s and links[0] {} B/s; give "
+            "every link one bandwidth or leave the curve out",
+            id / 2, directed_links_[id].bandwidth, directed_links_[0].bandwidth));
+  }
+  if (!curves.switch_capacity.empty()) {
+    std::optional<double> capacity;
+    for (const Node& node : nodes_) {
+      if (node.kind != NodeKind::switch_node || node.capacity == unlimited_capacity) continue;
+      if (capacity && node.capacity != *capacity)
+        throw std::invalid_argument(fmt::format(
+            "a switch_capacity curve sets every limited switch's capacity, but switch '{}' has {} B/s and another {} "
+            "B/s; give them one capacity or leave the curve out",
+            node.name, node.capacity, *capacity));
+      capacity = node.capacity;
+    }
+    if (!capacity) throw std::invalid_argument("a switch_capacity curve needs a switch with a capacity; there is none");
+  }
+  footprint_curves_ = std::move(curves);
+}
+
+Topology Topology::at_footprint(double footprint_bytes) const {
+  Topology copy = *this;
+  copy.footprint_curves_ = {};
+  if (!footprint_curves_.link_bandwidth.empty()) {
+    const double bandwidth = footprint_curves_.link_bandwidth.at(footprint_bytes);
+    for (DirectedLink& link : copy.directed_links_) link.bandwidth = bandwidth;
+  }
+  if (!footprint_curves_.switch_capacity.empty()) {
+    const double capacity = footprint_curves_.switch_capacity.at(footprint_bytes);
+    for (Node& node : copy.nodes_)
+      if (node.kind == NodeKind::switch_node && node.capacity != unlimited_capacity) node.capacity = capacity;
+  }
+  if (!footprint_curves_.gamma_seconds_per_byte.empty())
+    copy.gamma_seconds_per_byte_ = footprint_curves_.gamma_seconds_per_byte.at(footprint_bytes);
+  return copy;
+}
+
 void Topology::reserve(std::int64_t nodes, std::int64_t links) {
   if (nodes > max_topology_nodes || links > max_topology_links)
     throw std::invalid_argument(fmt::format("topology '{}' would have {} nodes and {} links; the limits are {} and {}",

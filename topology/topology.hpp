@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "footprint_curve.hpp"
+
 namespace ringlab {
 
 using NodeId = std::int32_t;
@@ -63,10 +65,20 @@ class Topology {
   // calibrated topology carries it; the simulator uses it unless given another). Throws
   // std::invalid_argument for a negative or non-finite value.
   void set_gamma_seconds_per_byte(double seconds_per_byte);
+  // Bandwidths and gamma that depend on the job's footprint (footprint_curve.hpp). Throws
+  // std::invalid_argument, naming the link or switch, when a link_bandwidth curve is given but
+  // the links do not all have one bandwidth (both directions), or a switch_capacity curve but
+  // the limited switches do not all have one capacity (or there is none). Call after the links.
+  void set_footprint_curves(FootprintCurves curves);
+  // This topology as it is for a job touching `footprint_bytes`: every link's bandwidth, every
+  // limited switch's capacity and gamma replaced by their curves' values there (those without a
+  // curve kept), and no curves. Without curves, a plain copy.
+  Topology at_footprint(double footprint_bytes) const;
 
   const std::string& name() const { return name_; }
   bool endpoints_forward() const { return endpoints_forward_; }
   std::optional<double> gamma_seconds_per_byte() const { return gamma_seconds_per_byte_; }
+  const FootprintCurves& footprint_curves() const { return footprint_curves_; }
   int num_nodes() const { return static_cast<int>(nodes_.size()); }
   int num_endpoints() const { return static_cast<int>(endpoints_.size()); }
   int num_switches() const { return num_nodes() - num_endpoints(); }
@@ -90,6 +102,7 @@ class Topology {
   std::string name_;
   bool endpoints_forward_ = false;
   std::optional<double> gamma_seconds_per_byte_;
+  FootprintCurves footprint_curves_;
   std::vector<Node> nodes_;
   std::vector<NodeId> endpoints_;
   std::vector<int> ranks_;

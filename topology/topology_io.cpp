@@ -118,6 +118,55 @@ void add_link_from_json(Topology& topology, const nlohmann::json& value, std::si
   }
 }
 
+constexpr const char* curve_names[] = {"link_bandwidth", "switch_capacity", "gamma_seconds_per_byte"};
+
+// curves.link_bandwidth, .switch_capacity or .gamma_seconds_per_byte (const or not).
+template <class Curves>
+auto& curve_named(Curves& curves, std::string_view name) {
+  if (name == "link_bandwidth") return curves.link_bandwidth;
+  if (name == "switch_capacity") return curves.switch_capacity;
+  return curves.gamma_seconds_per_byte;
+}
+
+FootprintCurve curve_from_json(const nlohmann::json& value, const std::string& where) {
+  if (!value.is_array() || value.empty())
+    fail(where, "expected a non-empty array of {\"footprint_bytes\": F, \"value\": V} points");
+  std::vector<CurvePoint> points;
+  for (std::size_t i = 0; i < value.size(); ++i) {
+    const std::string point_where = fmt::format("{}[{}]", where, i);
+    require_object(value[i], point_where, {"footprint_bytes", "value"});
+    for (const char* key : {"footprint_bytes", "value"})
+      if (!field(value[i], key, point_where).is_number()) fail(point_where + "." + key, "expected a number");
+    points.push_back({value[i].at("footprint_bytes").get<double>(), value[i].at("value").get<double>()});
+  }
+  try {
+    return FootprintCurve(std::move(points));
+  } catch (const std::invalid_argument& error) {
+    fail(where, error.what());
+  }
+}
+
+FootprintCurves curves_from_json(const nlohmann::json& value) {
+  require_object(value, "footprint_curves", {"link_bandwidth", "switch_capacity", "gamma_seconds_per_byte"});
+  FootprintCurves curves;
+  for (const char* name : curve_names)
+    if (value.contains(name)) curve_named(curves, name) = curve_from_json(value.at(name), fmt::format("footprint_curves.{}", name));
+  return curves;
+}
+
+nlohmann::json curves_to_json(const FootprintCurves& curves) {
+  nlohmann::json document = nlohmann::json::object();
+  for (const char* name : curve_names) {
+    const FootprintCurve& curve = curve_named(curves, name);
+    if (curve.empty()) continue;
+    nlohmann::json points = nlohmann::json::array();
+    for (const CurvePoint& point : curve.points())
+      points.push_back({{"footprint_bytes", point.footprint_bytes}, {"value", point.value}});
+    document[name] = std::move(points);
+  }
+  return document;
+}
+
 }  // namespace
 
 nlohmann::json to_json(const Topology& topology) {
@@ -148,6 +197,7 @@ nlohmann::json to_json(const Topology& topology) {
                               {"nodes", std::move(nodes)},
                               {"links", std::move(links)}};
   if (topology.gamma_seconds_per_byte()) document["gamma_seconds_per_byte"] = *topology.gamma_seconds_per_byte();
+  if (!topology.footprint_curves().empty()) document["footprint_curves"] = curves_to_json(topology.footprint_curves());
   return document;
 }
 
@@ -158,6 +208,16 @@ void write_topology_json(std::ostream& out, const Topology& topology) {
   if (document.contains("gamma_seconds_per_byte"))
     out << ", \"gamma_seconds_per_byte\": " << document.at("gamma_seconds_per_byte").dump();
   out << ",\n";
+  if (document.contains("footprint_curves")) {
+    out << " \"footprint_curves\": {";
+    const nlohmann::json& curves = document.at("footprint_curves");
+    bool first = true;
+    for (const auto& item : curves.items()) {
+      out << (first ? "\n  " : ",\n  ") << nlohmann::json(item.key()).dump() << ": " << item.value().dump();
+      first = false;
+    }
+    out << "\n },\n";
+  }
   for (const char* list : {"nodes", "links"}) {
     out << " \"" << list << "\": [";
     const nlohmann::json& entries = document.at(list);
@@ -169,7 +229,8 @@ void write_topology_json(std::ostream& out, const Topology& topology) {
 
 Topology topology_from_json(const nlohmann::json& document) {
   require_object(document, "(top level)",
-                 {"schema", "name", "endpoints_forward", "gamma_seconds_per_byte", "nodes", "links", "calibration"});
+                 {"schema", "name", "endpoints_forward", "gamma_seconds_per_byte", "footprint_curves", "nodes", "links",
+                  "calibration"});
   const nlohmann::json& schema = field(document, "schema", "(top level)");
   if (schema != topology_schema)
     fail("schema", fmt::format("is {}; this build reads \"{}\"", schema.dump(), topology_schema));
@@ -207,6 +268,14 @@ Topology topology_from_json(const nlohmann::json& document) {
   topology.reserve(static_cast<std::int64_t>(nodes.size()), static_cast<std::int64_t>(links.size()));
   for (std::size_t i = 0; i < nodes.size(); ++i) add_node_from_json(topology, nodes[i], i);
   for (std::size_t i = 0; i < links.size(); ++i) add_link_from_json(topology, links[i], i);
+  if (document.contains("footprint_curves")) {
+    FootprintCurves curves = curves_from_json(document.at("footprint_curves"));
+    try {
+      topology.set_footprint_curves(std::move(curves));
+    } catch (const std::invalid_argument& error) {
+      fail("footprint_curves", error.what());
+    }
+  }
   try {
     topology.validate();
   } catch (const std::invalid_argument& error) {
@@ -215,21 +284,25 @@ Topology topology_from_json(const nlohmann::json& document) {
   return topology;
 }
 
-Topology read_topology_file(const std::string& path) {
+nlohmann::json read_json_file(const std::string& path, const std::string& what) {
   std::error_code error_code;
   const std::uintmax_t bytes = std::filesystem::file_size(path, error_code);
-  if (error_code) throw std::invalid_argument(fmt::format("cannot read topology file '{}': {}", path, error_code.message()));
+  if (error_code) throw std::invalid_argument(fmt::format("cannot read {} '{}': {}", what, path, error_code.message()));
   if (bytes > max_file_bytes)
-    throw std::invalid_argument(
-        fmt::format("topology file '{}' has {} bytes; the limit is {} (512 MiB)", path, bytes, max_file_bytes));
+    throw std::invalid_argument(fmt::format("{} '{}' has {} bytes; the limit is {} (512 MiB)", what, path, bytes, max_file_bytes));
   std::ifstream file(path);
-  if (!file) throw std::invalid_argument(fmt::format("cannot open topology file '{}'", path));
+  if (!file) throw std::invalid_argument(fmt::format("cannot open {} '{}'", what, path));
   nlohmann::json document;
   try {
     file >> document;
   } catch (const nlohmann::json::parse_error& error) {
-    throw std::invalid_argument(fmt::format("topology file '{}' is not valid JSON: {}", path, error.what()));
+    throw std::invalid_argument(fmt::format("{} '{}' is not valid JSON: {}", what, path, error.what()));
   }
+  return document;
+}
+
+Topology read_topology_file(const std::string& path) {
+  const nlohmann::json document = read_json_file(path, "topology file");
   try {
     return topology_from_json(document);
   } catch (const std::invalid_argument& error) {

@@ -21,6 +21,9 @@ void write_topology_json(std::ostream& out, const Topology& topology);
 Topology topology_from_json(const nlohmann::json& document);
 // As above, the message prefixed with the file name; refuses files over 512 MiB unread.
 Topology read_topology_file(const std::string& path);
+// The JSON document in a file; std::invalid_argument "cannot read <what> '<path>': ...", "<what>
+// '<path>' has N bytes; the limit is ..." (over 512 MiB, unread) or "... is not valid JSON: ...".
+nlohmann::json read_json_file(const std::string& path, const std::string& what);
 // An existing file is read as JSON; anything else is parsed as a preset (presets.hpp).
 Topology load_topology(const std::string& preset_or_file);
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <map>
@@ -30,6 +31,22 @@ void print_route(std::ostream& out, const Topology& topology, const Route& route
              bandwidth_text(route.bottleneck_bandwidth), latency_text(route.latency), path);
 }
 
+// One line per footprint curve: its points as "value at footprint".
+void print_footprint_curves(std::ostream& out, const FootprintCurves& curves) {
+  if (curves.empty()) return;
+  fmt::print(out, "footprint curves (replace the figures above for a call touching F bytes; clamped at the ends):\n");
+  auto print_curve = [&](const char* name, const FootprintCurve& curve, auto value_text) {
+    if (curve.empty()) return;
+    std::vector<std::string> points;
+    for (const CurvePoint& point : curve.points())
+      points.push_back(fmt::format("{} at {:g} MiB", value_text(point.value), point.footprint_bytes / (1 << 20)));
+    fmt::print(out, "  {}: {}\n", name, fmt::join(points, ", "));
+  };
+  print_curve("link bandwidth", curves.link_bandwidth, bandwidth_text);
+  print_curve("switch capacity", curves.switch_capacity, bandwidth_text);
+  print_curve("gamma", curves.gamma_seconds_per_byte, [](double value) { return fmt::format("{:.3g} s/B", value); });
+}
+
 }  // namespace
 
 void print_topology_summary(std::ostream& out, const Topology& topology, RouteListing listing) {
@@ -47,6 +64,7 @@ void print_topology_summary(std::ostream& out, const Topology& topology, RouteLi
     if (topology.node(id).capacity < unlimited_capacity)
       fmt::print(out, "switch {} carries at most {} in all\n", topology.node(id).name,
                  bandwidth_text(topology.node(id).capacity));
+  print_footprint_curves(out, topology.footprint_curves());
 
   Router router(topology);
   int farthest = 0;

@@ -1,0 +1,34 @@
+// Reading back the measurements a calibration record holds (the "calibration" object `ringlab
+// calibrate` writes, docs/calibration.md), so a committed calibration can be refitted offline
+// (`ringlab calibrate --from-report FILE`) without measuring again. Steps:
+//   1. ping_pong.pairs[]: ranks [a, b] and samples[] (bytes, iterations, one_way_median_us,
+//      one_way_min_us), microseconds back to seconds;
+//   2. concurrent: active_ranks and samples[] (bytes, iterations, slowest_rank_median_us,
+//      aggregate_bytes_per_second);
+//   3. reduce.samples[] (bytes, iterations, median_us);
+//   4. parameters.cores, endpoints.
+// Fits, residuals and parameters in the record are not read: they are what a refit recomputes.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "calibrated_topology.hpp"
+
+namespace ringlab::calibration {
+
+struct RecordedCalibration {
+  Measurements measurements;
+  int cores = 1;
+  int endpoints = 2;
+  nlohmann::json record;  // the record as read (its context: command, machine, ...)
+};
+
+// Throws std::invalid_argument "calibration record: <field path>: <what is wrong>", e.g.
+// "calibration record: ping_pong.pairs[0].samples[3].one_way_median_us: expected a number > 0".
+RecordedCalibration measurements_from_record(const nlohmann::json& record);
+
+// The "calibration" object of a calibrated topology file; the message names the file.
+RecordedCalibration read_calibration_file(const std::string& path);
+
+}  // namespace ringlab::calibration
