@@ -20,6 +20,7 @@ was refused or a file could not be written, 2 on a usage error.
 """
 
 import argparse
+import json
 import math
 import os
 import sys
@@ -187,6 +188,18 @@ def save(plt, fig, out_dir, stem, written):
             written.append(target)
     finally:
         plt.close(fig)
+
+
+def read_report(path, schema):
+    """(report, problem) for a JSON report that must carry `schema`; problem is None when it does."""
+    try:
+        with open(path, encoding="utf-8") as file:
+            report = json.load(file)
+    except (OSError, ValueError) as error:
+        return None, f"cannot read a JSON document: {error}"
+    if not isinstance(report, dict) or report.get("schema") != schema:
+        return None, f"not a {schema} report (schema: {report.get('schema') if isinstance(report, dict) else None!r})"
+    return report, None
 
 
 def list_written(written):

@@ -14,7 +14,6 @@ Exit status: 0 when everything was written, 1 on a refused report or a write err
 """
 
 import argparse
-import json
 import os
 import sys
 
@@ -29,13 +28,9 @@ PARTS = (("mean_compute_seconds", "compute", "tab:blue"),
 
 def load(path):
     """(report, problem): problem is None when the report has what the plots need."""
-    try:
-        with open(path, encoding="utf-8") as file:
-            report = json.load(file)
-    except (OSError, ValueError) as error:
-        return None, f"cannot read a JSON document: {error}"
-    if not isinstance(report, dict) or report.get("schema") != SCHEMA:
-        return None, f"not a {SCHEMA} report (schema: {report.get('schema') if isinstance(report, dict) else None!r})"
+    report, problem = ringlab_plot.read_report(path, SCHEMA)
+    if problem:
+        return None, problem
     for key in ("config", "nranks", "steps", "summary"):
         if key not in report:
             return None, f"missing field '{key}'"
