@@ -7,27 +7,13 @@
 #include <stdexcept>
 
 #include "atomic_file.hpp"
+#include "data_files.hpp"
 
 namespace ringlab::training {
 
 namespace fs = std::filesystem;
 
-std::vector<fs::path> cifar_training_files(const fs::path& folder) {
-  if (!fs::is_directory(folder))
-    throw std::invalid_argument(fmt::format("data folder '{}' does not exist", folder.string()));
-  std::vector<fs::path> files;
-  for (const fs::directory_entry& entry : fs::directory_iterator(folder)) {
-    const std::string name = entry.path().filename().string();
-    if (entry.is_regular_file() && name.starts_with("data_batch_") && name.ends_with(".bin"))
-      files.push_back(entry.path());
-  }
-  std::sort(files.begin(), files.end());
-  if (files.empty())
-    throw std::invalid_argument(fmt::format(
-        "no data_batch_*.bin files in '{}'; write synthetic ones with `ringlab make-cifar --out {}`", folder.string(),
-        folder.string()));
-  return files;
-}
+std::vector<fs::path> cifar_training_files(const fs::path& folder) { return data_files_in(folder, "data_batch_", "ringlab make-cifar"); }
 
 std::uint64_t count_cifar_records(std::span<const fs::path> files) {
   std::uint64_t total = 0;

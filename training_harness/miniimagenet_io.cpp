@@ -11,6 +11,7 @@
 #include <string>
 
 #include "atomic_file.hpp"
+#include "data_files.hpp"
 
 namespace ringlab::training {
 
@@ -98,22 +99,7 @@ Header read_header(std::istream& stream, const fs::path& file, const ImageGeomet
 
 std::string mini_imagenet_file_name(std::uint64_t index) { return fmt::format("mini_imagenet_{:04}.bin", index + 1); }
 
-std::vector<fs::path> mini_imagenet_files(const fs::path& folder) {
-  if (!fs::is_directory(folder))
-    throw std::invalid_argument(fmt::format("data folder '{}' does not exist", folder.string()));
-  std::vector<fs::path> files;
-  for (const fs::directory_entry& entry : fs::directory_iterator(folder)) {
-    const std::string name = entry.path().filename().string();
-    if (entry.is_regular_file() && name.starts_with("mini_imagenet_") && name.ends_with(".bin"))
-      files.push_back(entry.path());
-  }
-  std::sort(files.begin(), files.end());
-  if (files.empty())
-    throw std::invalid_argument(fmt::format(
-        "no mini_imagenet_*.bin files in '{}'; write synthetic ones with `ringlab make-miniimagenet --out {}`",
-        folder.string(), folder.string()));
-  return files;
-}
+std::vector<fs::path> mini_imagenet_files(const fs::path& folder) { return data_files_in(folder, "mini_imagenet_", "ringlab make-miniimagenet"); }
 
 std::uint64_t count_mini_imagenet_records(std::span<const fs::path> files, const ImageGeometry& expected) {
   std::uint64_t total = 0;
