@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <type_traits>
 
 #include "job_footprint.hpp"
 #include "schedule_walk.hpp"
@@ -60,6 +61,89 @@ std::optional<Prediction> ClosedFormModel::predict_symmetric(const Schedule& sch
   return prediction;
 }
 
+std::optional<Prediction> ClosedFormModel::predict_circulant(const Schedule& schedule, std::int64_t count,
+                                                            DataType type) {
+  if (!schedule.circulant || schedule.nranks != route_costs_.topology().num_endpoints()) return std::nullopt;
+  const std::vector<Step>& steps = schedule.programs.front().steps;
+  // The cost of each template op's route (a send's receiver sits at +peer, a receive's sender too).
+  std::vector<std::vector<RouteCost>> routes(steps.size());
+  for (std::size_t step = 0; step < steps.size(); ++step) {
+    for (const Op& op : steps[step]) {
+      const std::optional<RouteCost> cost =
+          route_costs_.uniform_cost(op.kind == OpKind::send ? op.peer : schedule.nranks - op.peer);
+      if (!cost) return std::nullopt;
+      routes[step].push_back(*cost);
+    }
+  }
+  const auto nranks = static_cast<std::size_t>(schedule.nranks);
+  const std::int64_t nchunks = schedule.nchunks;
+  const std::int64_t chunk_shift = nchunks / schedule.nranks;
+  const auto bytes_per_element = static_cast<double>(element_size(type));
+  std::vector<std::int64_t> starts(static_cast<std::size_t>(nchunks) + 1);
+  for (std::size_t chunk = 0; chunk < starts.size(); ++chunk)
+    starts[chunk] = chunk_start(static_cast<std::int64_t>(chunk), count, nchunks);
+  std::vector<double> outgoing(nranks), incoming(nranks), reduced(nranks);
+  std::vector<double> finish(nranks, 0.0), next_finish(nranks);
+  for (std::size_t step = 0; step < steps.size(); ++step) {
+    std::fill(outgoing.begin(), outgoing.end(), 0.0);
+    std::fill(incoming.begin(), incoming.end(), 0.0);
+    std::fill(reduced.begin(), reduced.end(), 0.0);
+    // Port loads, op by op in the template's order (each rank's sums in its op order).
+    for (std::size_t i = 0; i < steps[step].size(); ++i) {
+      const Op& op = steps[step][i];
+      const double seconds_per_byte = routes[step][i].seconds_per_byte;
+      const std::int64_t width = op.chunks.size();
+      std::vector<double>& port = op.kind == OpKind::send ? outgoing : incoming;
+      std::int64_t begin = op.chunks.begin % nchunks;
+      for (std::size_t rank = 0; rank < nranks; ++rank, begin = begin + chunk_shift < nchunks ? begin + chunk_shift
+                                                                                          : begin + chunk_shift - nchunks) {
+        const std::int64_t end = begin + width;
+        const std::int64_t elements =
+            end <= nchunks ? starts[static_cast<std::size_t>(end)] - starts[static_cast<std::size_t>(begin)]
+                           : count - starts[static_cast<std::size_t>(begin)] + starts[static_cast<std::size_t>(end - nchunks)];
+        const double bytes = static_cast<double>(elements) * bytes_per_element;
+        port[rank] += bytes * seconds_per_byte;
+        if (op.kind == OpKind::recv_reduce) reduced[rank] += bytes;
+      }
+    }
+    // When each transfer ends, hence each rank's step: a send's receiver and a receive's sender
+    // both sit at rank + peer.
+    std::copy(finish.begin(), finish.end(), next_finish.begin());
+    for (std::size_t i = 0; i < steps[step].size(); ++i) {
+      const Op& op = steps[step][i];
+      const double latency = routes[step][i].latency_seconds;
+      const auto offset = static_cast<std::size_t>(op.peer % schedule.nranks);
+      // Ranks [first, last) whose peer is self + shift: two runs without a wrap test, so that
+      // the compiler can vectorise them.
+      auto relax = [&](std::size_t first, std::size_t last, std::ptrdiff_t shift, auto sending) {
+        for (std::size_t self = first; self < last; ++self) {
+          const auto peer = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(self) + shift);
+          const double duration =
+              latency + (sending ? std::max(outgoing[self], incoming[peer]) : std::max(outgoing[peer], incoming[self]));
+          next_finish[self] = std::max(next_finish[self], std::max(finish[self], finish[peer]) + duration);
+        }
+      };
+      const auto wrap = nranks - offset;  // the first rank whose peer wraps around
+      const auto forward = static_cast<std::ptrdiff_t>(offset);
+      const auto backward = forward - static_cast<std::ptrdiff_t>(nranks);
+      if (op.kind == OpKind::send) {
+        relax(0, wrap, forward, std::true_type{});
+        relax(wrap, nranks, backward, std::true_type{});
+      } else {
+        relax(0, wrap, forward, std::false_type{});
+        relax(wrap, nranks, backward, std::false_type{});
+      }
+    }
+    for (std::size_t self = 0; self < nranks; ++self) next_finish[self] += gamma_seconds_per_byte_ * reduced[self];
+    finish.swap(next_finish);
+  }
+  Prediction prediction;
+  prediction.steps = static_cast<int>(steps.size());
+  prediction.seconds = finish.empty() ? 0.0 : *std::max_element(finish.begin(), finish.end());
+  prediction.rank_finish_seconds = std::move(finish);
+  return prediction;
+}
+
 double gamma_at_footprint(const Topology& topology, double gamma_seconds_per_byte, double footprint_bytes) {
   const FootprintCurve& curve = topology.footprint_curves().gamma_seconds_per_byte;
   if (curve.empty() || topology.gamma_seconds_per_byte() != gamma_seconds_per_byte) return gamma_seconds_per_byte;
@@ -84,6 +168,7 @@ Prediction ClosedFormModel::predict(const Schedule& schedule, std::int64_t count
   }
   check_schedule(schedule, route_costs_.topology(), count, OpChecks::header_only);  // ops: in pass 1
   if (std::optional<Prediction> symmetric = predict_symmetric(schedule, count, type)) return *std::move(symmetric);
+  if (std::optional<Prediction> circulant = predict_circulant(schedule, count, type)) return *std::move(circulant);
   const auto nranks = static_cast<std::size_t>(schedule.nranks);
   const auto bytes_per_element = static_cast<double>(element_size(type));
   // element_count(range, count, nchunks) from a table of chunk starts, without its divisions.

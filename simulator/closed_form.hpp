@@ -71,6 +71,13 @@ class ClosedFormModel {
   // from every rank runs alike on every rank: rank 0 alone is priced, O(steps x ops) instead of
   // O(steps x ops x N). Nothing when those conditions do not hold.
   std::optional<Prediction> predict_symmetric(const Schedule& schedule, std::int64_t count, DataType type);
+  // A circulant schedule whose chunks are not all equal (count not a multiple of nchunks) on a
+  // network where each offset it uses costs the same from every rank: every rank is walked, but
+  // per step and template op over arrays indexed by rank (each op's bytes from a table of chunk
+  // starts, the route cost once per op), with no per-rank route look-up or record; the same
+  // arithmetic in the same order as the rank-by-rank walk, so the same result. Nothing when a
+  // used offset's cost varies between ranks.
+  std::optional<Prediction> predict_circulant(const Schedule& schedule, std::int64_t count, DataType type);
 
   // What pass 1 of predict records for pass 2, one window of steps at a time (at most about
   // 128 MiB), kept between calls so that a sweep does not fault in fresh pages on every call.

@@ -238,6 +238,32 @@ TEST(SimulatorClosedForm, SymmetricShortcutEqualsTheRankByRankWalk) {
   }
 }
 
+TEST(SimulatorClosedForm, UnequalChunksCirculantWalkEqualsTheRankByRankWalk) {
+  // Circulant schedules whose chunks differ by one element (count not a multiple of nchunks) are
+  // walked over arrays by rank instead of rank by rank; the arithmetic is the same, in the same
+  // order, so every rank's finish must be equal to the last bit.
+  for (const std::string preset : {"switch:13", "ring:13", "torus2d:3x5", "switch:37,bw=3e9,lat=2e-6"}) {
+    const Topology topology = make_preset_topology(preset);
+    const int nranks = topology.num_endpoints();
+    ClosedFormModel model(topology, gamma_seconds_per_byte);
+    for (const char* algorithm : {"ring", "interval_paired"}) {
+      for (Collective collective : {Collective::allreduce, Collective::reduce_scatter, Collective::allgather}) {
+        const Schedule circulant = make_schedule(algorithm, collective, nranks);
+        const Schedule walked = explicit_copy(circulant);
+        for (std::int64_t count : {std::int64_t{5}, std::int64_t{nranks} * 1000 + 7, std::int64_t{1} << 20}) {
+          if (count % circulant.nchunks == 0) continue;
+          const Prediction fast = model.predict(circulant, count, DataType::float64);
+          const Prediction full = model.predict(walked, count, DataType::float64);
+          const std::string where = fmt::format("{} {} {} count {}", preset, algorithm, name_of(collective), count);
+          EXPECT_EQ(fast.seconds, full.seconds) << where;
+          EXPECT_EQ(fast.rank_finish_seconds, full.rank_finish_seconds) << where;
+          EXPECT_EQ(fast.steps, full.steps) << where;
+        }
+      }
+    }
+  }
+}
+
 TEST(SimulatorErrors, RefusesBadInput) {
   const Topology topology = make_preset_topology("switch:4");
   ClosedFormModel model(topology);
