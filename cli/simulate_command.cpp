@@ -180,6 +180,10 @@ int run_simulate(const SimulateArguments& arguments) {
   std::vector<Schedule> schedules;
   for (const std::string& name : options.algorithms)
     schedules.push_back(make_schedule(name, Collective::allreduce, nranks, options.algorithm_options));
+  // The closed form prices each schedule at every size: explicit ones are packed once for that.
+  std::vector<simulator::PreparedSchedule> prepared;
+  if (!flow_level)
+    for (const Schedule& schedule : schedules) prepared.emplace_back(schedule);
 
   bench::RunDescription run{arguments.command_line, "simulator",
                             fmt::format("{} model on topology {}", arguments.model, topology.name()), nranks,
@@ -205,7 +209,7 @@ int run_simulate(const SimulateArguments& arguments) {
           bench::write_report(arguments.trace, simulator::flow_trace_json(predicted, topology, context));
         }
       } else {
-        seconds = closed_form->predict(schedules[i], size.count, options.type).seconds;
+        seconds = closed_form->predict(prepared[i], size.count, options.type).seconds;
       }
       for (bool in_place : {false, true})
         size_rows.push_back(predicted_row(options.algorithms[i], size, seconds, in_place, nranks));

@@ -161,14 +161,78 @@ ClosedFormModel& ClosedFormModel::at_footprint(double footprint_bytes) {
   return *footprint_model_;
 }
 
-Prediction ClosedFormModel::predict(const Schedule& schedule, std::int64_t count, DataType type) {
+Prediction ClosedFormModel::predict_compact(const Schedule& schedule, const CompactSchedule& compact,
+                                            std::int64_t count, DataType type) {
+  const auto nranks = static_cast<std::size_t>(schedule.nranks);
+  const std::int64_t nchunks = schedule.nchunks;
+  const auto bytes_per_element = static_cast<double>(element_size(type));
+  std::vector<std::int64_t> starts(static_cast<std::size_t>(nchunks) + 1);
+  for (std::size_t chunk = 0; chunk < starts.size(); ++chunk)
+    starts[chunk] = chunk_start(static_cast<std::int64_t>(chunk), count, nchunks);
+  auto bytes_of = [&](const CompactOp& op) {
+    const std::int64_t begin = op.first_chunk;
+    const std::int64_t end = begin + op.chunk_count;
+    const std::int64_t elements =
+        end <= nchunks ? starts[static_cast<std::size_t>(end)] - starts[static_cast<std::size_t>(begin)]
+                       : count - starts[static_cast<std::size_t>(begin)] + starts[static_cast<std::size_t>(end - nchunks)];
+    return static_cast<double>(elements) * bytes_per_element;
+  };
+  if (scratch_.loads.empty()) scratch_.loads.resize(1);
+  std::vector<PortLoad>& load = scratch_.loads.front();
+  load.resize(nranks);
+  std::vector<double>& latencies = scratch_.latencies;
+  std::vector<double> finish(nranks, 0.0);
+  std::vector<double> next_finish(nranks, 0.0);
+  for (int step = 0; step < compact.num_steps(); ++step) {
+    // Each rank's port loads and reduced bytes, and each op's route latency, in rank order.
+    latencies.clear();
+    for (int rank = 0; rank < schedule.nranks; ++rank) {
+      PortLoad& own = load[static_cast<std::size_t>(rank)];
+      own = PortLoad{};
+      for (const CompactOp& op : compact.ops(step, rank)) {
+        const double bytes = bytes_of(op);
+        const bool sending = op.kind == OpKind::send;
+        const RouteCost route = sending ? route_costs_.between(rank, op.peer) : route_costs_.between(op.peer, rank);
+        (sending ? own.outgoing_seconds : own.incoming_seconds) += bytes * route.seconds_per_byte;
+        if (op.kind == OpKind::recv_reduce) own.reduced_bytes += bytes;
+        latencies.push_back(route.latency_seconds);
+      }
+    }
+    // When each transfer ends, hence each rank's step.
+    std::size_t index = 0;
+    for (int rank = 0; rank < schedule.nranks; ++rank) {
+      const auto self = static_cast<std::size_t>(rank);
+      double end = finish[self];
+      for (const CompactOp& op : compact.ops(step, rank)) {
+        const auto peer = static_cast<std::size_t>(op.peer);
+        const bool sending = op.kind == OpKind::send;
+        const std::size_t sender = sending ? self : peer;
+        const std::size_t receiver = sending ? peer : self;
+        const double duration =
+            latencies[index++] + std::max(load[sender].outgoing_seconds, load[receiver].incoming_seconds);
+        end = std::max(end, std::max(finish[sender], finish[receiver]) + duration);
+      }
+      next_finish[self] = end + gamma_seconds_per_byte_ * load[self].reduced_bytes;
+    }
+    finish.swap(next_finish);
+  }
+  Prediction prediction;
+  prediction.steps = compact.num_steps();
+  prediction.seconds = finish.empty() ? 0.0 : *std::max_element(finish.begin(), finish.end());
+  prediction.rank_finish_seconds = std::move(finish);
+  return prediction;
+}
+
+Prediction ClosedFormModel::predict(const PreparedSchedule& prepared, std::int64_t count, DataType type) {
+  const Schedule& schedule = prepared.schedule();
   if (!route_costs_.topology().footprint_curves().empty()) {
     check_schedule(schedule, route_costs_.topology(), count);
-    return at_footprint(job_footprint_bytes(schedule, count, type)).predict(schedule, count, type);
+    return at_footprint(job_footprint_bytes(schedule, count, type)).predict(prepared, count, type);
   }
-  check_schedule(schedule, route_costs_.topology(), count, OpChecks::header_only);  // ops: in pass 1
+  check_schedule(schedule, route_costs_.topology(), count, OpChecks::header_only);  // ops: when packed, or in pass 1
   if (std::optional<Prediction> symmetric = predict_symmetric(schedule, count, type)) return *std::move(symmetric);
   if (std::optional<Prediction> circulant = predict_circulant(schedule, count, type)) return *std::move(circulant);
+  if (const CompactSchedule* compact = prepared.compact()) return predict_compact(schedule, *compact, count, type);
   const auto nranks = static_cast<std::size_t>(schedule.nranks);
   const auto bytes_per_element = static_cast<double>(element_size(type));
   // element_count(range, count, nchunks) from a table of chunk starts, without its divisions.

@@ -23,8 +23,10 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <utility>
 #include <vector>
 
+#include "compact_schedule.hpp"
 #include "datatype.hpp"
 #include "route_costs.hpp"
 #include "schedule.hpp"
@@ -42,6 +44,25 @@ inline double choose_gamma(const Topology& topology, std::optional<double> given
   if (given) return *given;
   return topology.gamma_seconds_per_byte().value_or(default_gamma_seconds_per_byte);
 }
+
+// A schedule made ready to be priced many times (at many sizes): an explicit schedule's ops
+// packed step by step (compact_schedule.hpp). Keeps a reference to the schedule, which must
+// outlive it. Throws like ClosedFormModel::predict for an op whose peer or chunks do not exist.
+class PreparedSchedule {
+ public:
+  explicit PreparedSchedule(const Schedule& schedule) : schedule_(schedule), compact_(CompactSchedule::of(schedule)) {}
+  // Not packed: for a single call, which the packing (one walk of the schedule) would not repay.
+  static PreparedSchedule unpacked(const Schedule& schedule) { return PreparedSchedule(schedule, std::nullopt); }
+  const Schedule& schedule() const { return schedule_; }
+  const CompactSchedule* compact() const { return compact_ ? &*compact_ : nullptr; }
+
+ private:
+  PreparedSchedule(const Schedule& schedule, std::optional<CompactSchedule> compact)
+      : schedule_(schedule), compact_(std::move(compact)) {}
+
+  const Schedule& schedule_;
+  std::optional<CompactSchedule> compact_;
+};
 
 struct Prediction {
   double seconds = 0;                        // the latest rank's finish
@@ -62,7 +83,11 @@ class ClosedFormModel {
   // chunk range that does not exist; the message names the rank, step and op. Whether sends and
   // receives match is not checked (that needs the verifier's O(ranks x chunks) state): prove a
   // schedule that did not come from the registry with `ringlab verify` first.
-  Prediction predict(const Schedule& schedule, std::int64_t count, DataType type);
+  Prediction predict(const Schedule& schedule, std::int64_t count, DataType type) {
+    return predict(PreparedSchedule::unpacked(schedule), count, type);
+  }
+  // The same for a schedule prepared once: what a sweep over sizes calls.
+  Prediction predict(const PreparedSchedule& prepared, std::int64_t count, DataType type);
 
   double gamma_seconds_per_byte() const { return gamma_seconds_per_byte_; }
 
@@ -78,6 +103,10 @@ class ClosedFormModel {
   // arithmetic in the same order as the rank-by-rank walk, so the same result. Nothing when a
   // used offset's cost varies between ranks.
   std::optional<Prediction> predict_circulant(const Schedule& schedule, std::int64_t count, DataType type);
+  // An explicit schedule, packed: every rank walked step by step from the packed ops, the same
+  // arithmetic in the same order as the windowed walk of predict (which remains for circulant
+  // schedules on networks whose offsets do not cost alike, and for schedules too large to pack).
+  Prediction predict_compact(const Schedule& schedule, const CompactSchedule& compact, std::int64_t count, DataType type);
 
   // What pass 1 of predict records for pass 2, one window of steps at a time (at most about
   // 128 MiB), kept between calls so that a sweep does not fault in fresh pages on every call.
@@ -95,6 +124,7 @@ class ClosedFormModel {
     std::vector<std::vector<PortLoad>> loads;            // [step in window][rank]
     std::vector<std::vector<Transfer>> transfers;        // [step in window], in rank order
     std::vector<std::vector<std::uint32_t>> rank_start;  // [step in window][rank]: the rank's first transfer
+    std::vector<double> latencies;                       // predict_compact: one step's ops' route latencies
   };
 
   // The model of the topology at one footprint, kept for the next call at the same footprint.

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -21,7 +23,10 @@ namespace ringlab {
 namespace {
 
 using simulator::ClosedFormModel;
+using simulator::CompactOp;
+using simulator::CompactSchedule;
 using simulator::Prediction;
+using simulator::PreparedSchedule;
 
 constexpr double gamma_seconds_per_byte = 3e-11;
 
@@ -238,6 +243,13 @@ TEST(SimulatorClosedForm, SymmetricShortcutEqualsTheRankByRankWalk) {
   }
 }
 
+// Two walks of one schedule that must agree to the last bit.
+void expect_identical(const Prediction& fast, const Prediction& reference, const std::string& where) {
+  EXPECT_EQ(fast.seconds, reference.seconds) << where;
+  EXPECT_EQ(fast.rank_finish_seconds, reference.rank_finish_seconds) << where;
+  EXPECT_EQ(fast.steps, reference.steps) << where;
+}
+
 TEST(SimulatorClosedForm, UnequalChunksCirculantWalkEqualsTheRankByRankWalk) {
   // Circulant schedules whose chunks differ by one element (count not a multiple of nchunks) are
   // walked over arrays by rank instead of rank by rank; the arithmetic is the same, in the same
@@ -252,15 +264,63 @@ TEST(SimulatorClosedForm, UnequalChunksCirculantWalkEqualsTheRankByRankWalk) {
         const Schedule walked = explicit_copy(circulant);
         for (std::int64_t count : {std::int64_t{5}, std::int64_t{nranks} * 1000 + 7, std::int64_t{1} << 20}) {
           if (count % circulant.nchunks == 0) continue;
-          const Prediction fast = model.predict(circulant, count, DataType::float64);
-          const Prediction full = model.predict(walked, count, DataType::float64);
-          const std::string where = fmt::format("{} {} {} count {}", preset, algorithm, name_of(collective), count);
-          EXPECT_EQ(fast.seconds, full.seconds) << where;
-          EXPECT_EQ(fast.rank_finish_seconds, full.rank_finish_seconds) << where;
-          EXPECT_EQ(fast.steps, full.steps) << where;
+          expect_identical(model.predict(circulant, count, DataType::float64), model.predict(walked, count, DataType::float64),
+                           fmt::format("{} {} {} count {}", preset, algorithm, name_of(collective), count));
         }
       }
     }
+  }
+}
+
+TEST(SimulatorClosedForm, PackedScheduleEqualsTheWindowedWalk) {
+  // A prepared (packed) explicit schedule is walked step by step from its packed ops; the
+  // unprepared one by the windowed walk. Same arithmetic, same order: equal to the last bit.
+  for (const std::string preset : {"switch:12", "ring:13", "torus2d:3x4", "pcie-tree,switches=3,gpus_per_switch=4",
+                                   "nvswitch:4,nodes:3"}) {
+    const Topology topology = make_preset_topology(preset);
+    const int nranks = topology.num_endpoints();
+    ClosedFormModel model(topology, gamma_seconds_per_byte);
+    for (const char* algorithm : {"parameter_server", "halving_doubling", "recursive_doubling", "ring", "interval_paired"}) {
+      for (Collective collective : {Collective::allreduce, Collective::reduce_scatter, Collective::allgather}) {
+        if (!supports(find_algorithm(algorithm), collective)) continue;
+        Schedule schedule = make_schedule(algorithm, collective, nranks);
+        if (schedule.circulant) schedule = explicit_copy(schedule);
+        const PreparedSchedule prepared(schedule);
+        ASSERT_NE(prepared.compact(), nullptr) << algorithm;
+        for (std::int64_t count : {std::int64_t{0}, std::int64_t{3}, std::int64_t{nranks} * 1000 + 7}) {
+          expect_identical(model.predict(prepared, count, DataType::float32), model.predict(schedule, count, DataType::float32),
+                           fmt::format("{} {} {} count {}", preset, algorithm, name_of(collective), count));
+        }
+      }
+    }
+  }
+}
+
+TEST(SimulatorClosedForm, PackingRefusesWhatTheWalkRefuses) {
+  Schedule schedule = make_schedule("halving_doubling", Collective::allreduce, 8);
+  EXPECT_FALSE(CompactSchedule::of(make_schedule("ring", Collective::allreduce, 8)).has_value());  // circulant
+  EXPECT_FALSE(CompactSchedule::of(schedule, /*max_slots=*/8 * schedule.num_steps() - 1).has_value());
+  const std::optional<CompactSchedule> compact = CompactSchedule::of(schedule);
+  ASSERT_TRUE(compact.has_value());
+  EXPECT_EQ(compact->num_steps(), schedule.num_steps());
+  for (int rank = 0; rank < 8; ++rank)
+    for (int step = 0; step < schedule.num_steps(); ++step) {
+      const std::span<const CompactOp> packed = compact->ops(step, rank);
+      const Step& written = schedule.programs[static_cast<std::size_t>(rank)].steps[static_cast<std::size_t>(step)];
+      ASSERT_EQ(packed.size(), written.size());
+      for (std::size_t i = 0; i < packed.size(); ++i) {
+        EXPECT_EQ(packed[i].peer, written[i].peer);
+        EXPECT_EQ(packed[i].kind, written[i].kind);
+        EXPECT_EQ(packed[i].first_chunk, written[i].chunks.begin);
+        EXPECT_EQ(packed[i].chunk_count, written[i].chunks.size());
+      }
+    }
+  schedule.programs[3].steps[1][0].peer = 9;
+  try {
+    const PreparedSchedule prepared(schedule);
+    ADD_FAILURE() << "a peer that does not exist was packed";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_NE(std::string(error.what()).find("rank 3, step 1: send peer 9"), std::string::npos) << error.what();
   }
 }
 

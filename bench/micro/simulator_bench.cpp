@@ -15,22 +15,35 @@ namespace {
 const char* const simulated_algorithms[] = {"ring", "interval_paired", "parameter_server", "halving_doubling",
                                             "recursive_doubling"};
 
+// One closed-form prediction of a 64 MiB float32 all-reduce on switch:N. Third argument 1: the
+// schedule prepared once outside the loop (explicit programs packed), as a sweep over sizes
+// prices it; BM_prepare is that one-off cost.
 void BM_closed_form(benchmark::State& state) {
   const char* algorithm = simulated_algorithms[state.range(0)];
   const int nranks = static_cast<int>(state.range(1));
-  state.SetLabel(algorithm);
+  const bool prepare_once = state.range(2) != 0;
+  state.SetLabel(fmt::format("{}{}", algorithm, prepare_once ? ", prepared" : ""));
   const Topology topology = make_preset_topology(fmt::format("switch:{}", nranks));
   const Schedule schedule = make_schedule(algorithm, Collective::allreduce, nranks);
+  const simulator::PreparedSchedule prepared =
+      prepare_once ? simulator::PreparedSchedule(schedule) : simulator::PreparedSchedule::unpacked(schedule);
   simulator::ClosedFormModel model(topology);
-  for (auto _ : state) benchmark::DoNotOptimize(model.predict(schedule, std::int64_t{1} << 24, DataType::float32));
+  for (auto _ : state) benchmark::DoNotOptimize(model.predict(prepared, std::int64_t{1} << 24, DataType::float32));
 }
-BENCHMARK(BM_closed_form)->ArgsProduct({{0, 1, 2, 3, 4}, {1024, 4096}})->Unit(benchmark::kMillisecond);
+void BM_prepare(benchmark::State& state) {
+  const char* algorithm = simulated_algorithms[state.range(0)];
+  state.SetLabel(algorithm);
+  const Schedule schedule = make_schedule(algorithm, Collective::allreduce, static_cast<int>(state.range(1)));
+  for (auto _ : state) benchmark::DoNotOptimize(simulator::PreparedSchedule(schedule).compact());
+}
+BENCHMARK(BM_closed_form)->ArgsProduct({{0, 1, 2, 3, 4}, {1024, 4096}, {0}})->Unit(benchmark::kMillisecond);
 // The closed-form goal is any N <= 65536 in 50 ms: every algorithm at the largest N and at the
 // largest N that is not a power of two (halving_doubling then folds, and no rank runs alike).
-// Ring at N = 65535 is left out: 2^24 elements do not split into equal chunks, so no rank runs
-// alike and the walk is O(N^2) (199 s per call on 2026-12-03, results/micro/*-pm.json).
-BENCHMARK(BM_closed_form)->ArgsProduct({{1, 2, 3, 4}, {65535}})->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_closed_form)->ArgsProduct({{0, 1, 2, 3, 4}, {65536}})->Unit(benchmark::kMillisecond);
+// Ring at N = 65535 is left out: 2^24 elements do not split into equal chunks, so every rank is
+// walked through its 2(N - 1) steps, O(N^2) (about 30 s per call on 2026-12-03).
+BENCHMARK(BM_closed_form)->ArgsProduct({{1, 2, 3, 4}, {65535}, {0, 1}})->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_closed_form)->ArgsProduct({{0, 1, 2, 3, 4}, {65536}, {0, 1}})->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_prepare)->ArgsProduct({{2, 3, 4}, {65535, 65536}})->Unit(benchmark::kMillisecond);
 
 // One flow-level simulation of a 64 MiB float32 all-reduce on switch:N, whole transfers; the
 // model (and its route cache) is built outside the loop, as a sweep reuses it. Goals: ring at
