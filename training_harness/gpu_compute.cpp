@@ -23,9 +23,11 @@ constexpr float zero = 0.0f;
 // Everything that lives on the device, destroyed with the device current (~GpuCompute).
 struct DeviceResources {
   explicit DeviceResources(cuda::DeviceContext where)
-      : stream(where), cudnn(where, stream.get()), cublas(where, stream.get()), x_desc(where), y_desc(where),
+      : cublas_library(where), stream(where), cudnn(where, stream.get()), cublas(cublas_library, where, stream.get()),
+        x_desc(where), y_desc(where),
         w_desc(where), conv_desc(where), pool_desc(where), relu_desc(where), a(where), b(where), c(where),
         workspace(where) {}
+  CublasLibrary cublas_library;  // first: closed after the handle is destroyed
   cuda::Stream stream;
   CudnnHandle cudnn;
   CublasHandle cublas;
@@ -51,7 +53,8 @@ class GpuCompute final : public Compute {
     cudaDeviceProp properties{};
     cuda::check_cuda(cudaGetDeviceProperties(&properties, device), where_, "cudaGetDeviceProperties");
     int cublas_version = 0;
-    check_cublas(cublasGetVersion(resources_->cublas.get(), &cublas_version), where_, "cublasGetVersion");
+    check_cublas(resources_->cublas_library.get_version(resources_->cublas.get(), &cublas_version), where_,
+                 "cublasGetVersion");
     const auto cudnn_version = static_cast<int>(cudnnGetVersion());
     name_ = fmt::format("gpu-cudnn (cuDNN {}.{}.{}, cuBLAS {}.{}.{}, GPU {} {}; operands staged per call)",
                         cudnn_version / 10000, cudnn_version % 10000 / 100, cudnn_version % 100,
@@ -84,9 +87,9 @@ class GpuCompute final : public Compute {
     float* device_b = upload(r.b, b, b_elements);
     float* device_c = beta == 0.0f ? reserve(r.c, c_elements) : upload(r.c, c, c_elements);
     const ColumnMajorGemm call = column_major_gemm(transpose_a, transpose_b, m, n, k);
-    check_cublas(cublasSgemm(r.cublas.get(), to_cublas(call.first_op), to_cublas(call.second_op), call.rows, call.cols,
-                             call.inner, &alpha, device_b, call.ld_first, device_a, call.ld_second, &beta, device_c,
-                             call.ld_result),
+    check_cublas(r.cublas_library.sgemm(r.cublas.get(), to_cublas(call.first_op), to_cublas(call.second_op),
+                                        call.rows, call.cols, call.inner, &alpha, device_b, call.ld_first, device_a,
+                                        call.ld_second, &beta, device_c, call.ld_result),
                  where_, fmt::format("cublasSgemm(m={}, n={}, k={})", m, n, k));
     download(c, device_c, c_elements);
   }

@@ -45,12 +45,21 @@ TEST(GpuComputeErrors, LibraryFailuresNameTheCallAndTheStatus) {
     ADD_FAILURE() << "no exception";
   } catch (const cuda::CudaError& error) {
     const std::string message = error.what();
-    EXPECT_NE(message.find("rank 2, device 1: cublasSgemm(m=1, n=2, k=3) failed: CUBLAS_STATUS_INVALID_VALUE ("),
+    EXPECT_NE(message.find("rank 2, device 1: cublasSgemm(m=1, n=2, k=3) failed: CUBLAS_STATUS_INVALID_VALUE (cublas status 7)"),
               std::string::npos)
         << message;
   }
+  EXPECT_EQ(cublas_status_name(static_cast<cublasStatus_t>(2)), "unknown cuBLAS status");  // 2 is unused
   EXPECT_NO_THROW(check_cudnn(CUDNN_STATUS_SUCCESS, {}, "none"));
   EXPECT_NO_THROW(check_cublas(CUBLAS_STATUS_SUCCESS, {}, "none"));
+}
+
+// cuBLAS is opened at run time (gpu_handles.hpp); opening it needs no device.
+TEST(GpuComputeErrors, CublasOpensAtRunTime) {
+  const CublasLibrary library({-1, 0});
+  EXPECT_NE(library.create, nullptr);
+  EXPECT_NE(library.sgemm, nullptr);
+  EXPECT_NE(library.destroy, nullptr);
 }
 
 TEST(GpuComputeErrors, GpuBackendNeedsADevice) {
