@@ -96,22 +96,18 @@ class GpuCompute final : public Compute {
 
   void conv_forward(const ConvProblem& p, const float* input, const float* weight, float* output) const override {
     if (p.batch == 0) return;
-    const cuda::ScopedDevice current(where_);
-    DeviceResources& r = *resources_;
-    set_conv_descriptors(p);
-    const float* x = upload(r.a, input, p.input_elements());
-    const float* w = upload(r.b, weight, p.weight_elements());
-    float* y = reserve(r.c, p.output_elements());
+    const DeviceResources& r = *resources_;
     const auto algorithm = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
-    std::size_t bytes = 0;
-    check_cudnn(cudnnGetConvolutionForwardWorkspaceSize(r.cudnn.get(), r.x_desc.get(), r.w_desc.get(),
-                                                        r.conv_desc.get(), r.y_desc.get(), algorithm, &bytes),
-                where_, "cudnnGetConvolutionForwardWorkspaceSize");
-    void* workspace = r.workspace.reserve(bytes);
-    check_cudnn(cudnnConvolutionForward(r.cudnn.get(), &one, r.x_desc.get(), x, r.w_desc.get(), w, r.conv_desc.get(),
-                                        algorithm, workspace, bytes, &zero, r.y_desc.get(), y),
-                where_, fmt::format("cudnnConvolutionForward({})", describe(p)));
-    download(output, y, p.output_elements());
+    convolve(
+        p, {input, weight, nullptr}, ConvOperand::output, output, "cudnnConvolutionForward",
+        [&](std::size_t* bytes) {
+          return cudnnGetConvolutionForwardWorkspaceSize(r.cudnn.get(), r.x_desc.get(), r.w_desc.get(),
+                                                         r.conv_desc.get(), r.y_desc.get(), algorithm, bytes);
+        },
+        [&](float* x, float* w, float* y, void* workspace, std::size_t bytes) {
+          return cudnnConvolutionForward(r.cudnn.get(), &one, r.x_desc.get(), x, r.w_desc.get(), w, r.conv_desc.get(),
+                                         algorithm, workspace, bytes, &zero, r.y_desc.get(), y);
+        });
   }
 
   void conv_backward_filter(const ConvProblem& p, const float* input, const float* grad_output,
@@ -120,45 +116,37 @@ class GpuCompute final : public Compute {
       std::fill(grad_weight, grad_weight + p.weight_elements(), 0.0f);
       return;
     }
-    const cuda::ScopedDevice current(where_);
-    DeviceResources& r = *resources_;
-    set_conv_descriptors(p);
-    const float* x = upload(r.a, input, p.input_elements());
-    const float* dy = upload(r.c, grad_output, p.output_elements());
-    float* dw = reserve(r.b, p.weight_elements());
+    const DeviceResources& r = *resources_;
     const auto algorithm = CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1;
-    std::size_t bytes = 0;
-    check_cudnn(cudnnGetConvolutionBackwardFilterWorkspaceSize(r.cudnn.get(), r.x_desc.get(), r.y_desc.get(),
-                                                               r.conv_desc.get(), r.w_desc.get(), algorithm, &bytes),
-                where_, "cudnnGetConvolutionBackwardFilterWorkspaceSize");
-    void* workspace = r.workspace.reserve(bytes);
-    check_cudnn(cudnnConvolutionBackwardFilter(r.cudnn.get(), &one, r.x_desc.get(), x, r.y_desc.get(), dy,
-                                               r.conv_desc.get(), algorithm, workspace, bytes, &zero, r.w_desc.get(),
-                                               dw),
-                where_, fmt::format("cudnnConvolutionBackwardFilter({})", describe(p)));
-    download(grad_weight, dw, p.weight_elements());
+    convolve(
+        p, {input, nullptr, grad_output}, ConvOperand::weight, grad_weight, "cudnnConvolutionBackwardFilter",
+        [&](std::size_t* bytes) {
+          return cudnnGetConvolutionBackwardFilterWorkspaceSize(r.cudnn.get(), r.x_desc.get(), r.y_desc.get(),
+                                                                r.conv_desc.get(), r.w_desc.get(), algorithm, bytes);
+        },
+        [&](float* x, float* dw, float* dy, void* workspace, std::size_t bytes) {
+          return cudnnConvolutionBackwardFilter(r.cudnn.get(), &one, r.x_desc.get(), x, r.y_desc.get(), dy,
+                                                r.conv_desc.get(), algorithm, workspace, bytes, &zero, r.w_desc.get(),
+                                                dw);
+        });
   }
 
   void conv_backward_data(const ConvProblem& p, const float* weight, const float* grad_output,
                           float* grad_input) const override {
     if (p.batch == 0) return;
-    const cuda::ScopedDevice current(where_);
-    DeviceResources& r = *resources_;
-    set_conv_descriptors(p);
-    const float* w = upload(r.b, weight, p.weight_elements());
-    const float* dy = upload(r.c, grad_output, p.output_elements());
-    float* dx = reserve(r.a, p.input_elements());
+    const DeviceResources& r = *resources_;
     const auto algorithm = CUDNN_CONVOLUTION_BWD_DATA_ALGO_1;
-    std::size_t bytes = 0;
-    check_cudnn(cudnnGetConvolutionBackwardDataWorkspaceSize(r.cudnn.get(), r.w_desc.get(), r.y_desc.get(),
-                                                             r.conv_desc.get(), r.x_desc.get(), algorithm, &bytes),
-                where_, "cudnnGetConvolutionBackwardDataWorkspaceSize");
-    void* workspace = r.workspace.reserve(bytes);
-    check_cudnn(cudnnConvolutionBackwardData(r.cudnn.get(), &one, r.w_desc.get(), w, r.y_desc.get(), dy,
-                                             r.conv_desc.get(), algorithm, workspace, bytes, &zero, r.x_desc.get(),
-                                             dx),
-                where_, fmt::format("cudnnConvolutionBackwardData({})", describe(p)));
-    download(grad_input, dx, p.input_elements());
+    convolve(
+        p, {nullptr, weight, grad_output}, ConvOperand::input, grad_input, "cudnnConvolutionBackwardData",
+        [&](std::size_t* bytes) {
+          return cudnnGetConvolutionBackwardDataWorkspaceSize(r.cudnn.get(), r.w_desc.get(), r.y_desc.get(),
+                                                              r.conv_desc.get(), r.x_desc.get(), algorithm, bytes);
+        },
+        [&](float* dx, float* w, float* dy, void* workspace, std::size_t bytes) {
+          return cudnnConvolutionBackwardData(r.cudnn.get(), &one, r.w_desc.get(), w, r.y_desc.get(), dy,
+                                              r.conv_desc.get(), algorithm, workspace, bytes, &zero, r.x_desc.get(),
+                                              dx);
+        });
   }
 
   void relu_forward(std::size_t count, const float* input, float* output) const override {
@@ -240,6 +228,41 @@ class GpuCompute final : public Compute {
   static std::string describe(const ConvProblem& p) {
     return fmt::format("batch {}, {}x{}x{} -> {} channels, kernel {}, padding {}", p.batch, p.geometry.channels,
                        p.geometry.height, p.geometry.width, p.out_channels, p.geometry.kernel, p.geometry.padding);
+  }
+
+  enum class ConvOperand { input, weight, output };
+  struct ConvHostInputs {
+    const float* input;   // x (forward, backward filter)
+    const float* weight;  // W (forward, backward data)
+    const float* output;  // dy (backward filter, backward data)
+  };
+
+  // What the three convolutions share: the descriptors set, x in buffer a, W in b, y or dy in c
+  // (the two inputs uploaded, the result's buffer only reserved), the workspace sized by
+  // `workspace_size(&bytes)` and reused, `run(x, w, y, workspace, bytes)`, the result downloaded.
+  template <typename WorkspaceSize, typename Run>
+  void convolve(const ConvProblem& p, ConvHostInputs host, ConvOperand result, float* host_result, const char* call,
+                WorkspaceSize workspace_size, Run run) const {
+    const cuda::ScopedDevice current(where_);
+    DeviceResources& r = *resources_;
+    set_conv_descriptors(p);
+    float* x = stage(r.a, host.input, p.input_elements());
+    float* w = stage(r.b, host.weight, p.weight_elements());
+    float* y = stage(r.c, host.output, p.output_elements());
+    std::size_t bytes = 0;
+    check_cudnn(workspace_size(&bytes), where_, fmt::format("{} workspace size", call));
+    void* workspace = r.workspace.reserve(bytes);
+    check_cudnn(run(x, w, y, workspace, bytes), where_, fmt::format("{}({})", call, describe(p)));
+    switch (result) {
+      case ConvOperand::input: download(host_result, x, p.input_elements()); break;
+      case ConvOperand::weight: download(host_result, w, p.weight_elements()); break;
+      case ConvOperand::output: download(host_result, y, p.output_elements()); break;
+    }
+  }
+
+  // The device copy of `host` (reserved only, when host is null: a result).
+  float* stage(GrowingDeviceBuffer& buffer, const float* host, std::size_t elements) const {
+    return host ? upload(buffer, host, elements) : reserve(buffer, elements);
   }
 
   // Elements rounded up to 256 bytes, so that a second operand in one buffer starts aligned.
