@@ -23,9 +23,19 @@ constexpr float zero = 0.0f;
 // Everything that lives on the device, destroyed with the device current (~GpuCompute).
 struct DeviceResources {
   explicit DeviceResources(cuda::DeviceContext where)
-      : cublas_library(where), stream(where), cudnn(where, stream.get()), cublas(cublas_library, where, stream.get()),
-        x_desc(where), y_desc(where),
-        w_desc(where), conv_desc(where), pool_desc(where), relu_desc(where), a(where), b(where), c(where),
+      : cublas_library(where),
+        stream(where),
+        cudnn(where, stream.get()),
+        cublas(cublas_library, where, stream.get()),
+        x_desc(where),
+        y_desc(where),
+        w_desc(where),
+        conv_desc(where),
+        pool_desc(where),
+        relu_desc(where),
+        a(where),
+        b(where),
+        c(where),
         workspace(where) {}
   CublasLibrary cublas_library;  // first: closed after the handle is destroyed
   cuda::Stream stream;
