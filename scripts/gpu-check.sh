@@ -116,6 +116,10 @@ done
 if [[ -x $build/tests/ringlab_cuda_tests ]]; then
   step gpu-training-tests 60 "$build/tests/ringlab_cuda_tests" --gtest_filter='GpuComputeErrors.*:GpuCompute.*:GpuTraining.*'
   grep -E "^\[  (PASSED|FAILED|SKIPPED) +\] [0-9]+ test" "$out/gpu-training-tests.log" | tee -a "$summary"
+  if grep -q "no CUDA device" "$out/gpu-training-tests.log"; then
+    log "gpu-training-tests: SKIPPED, no CUDA device is visible"
+    status=1
+  fi
 fi
 train_args=(train --model cifar-vgg,width=32,fc=1024 --synthetic 2K --batch 64 --steps 6 --log-every 6)
 step train-cpu 45 "$build/cli/ringlab" "${train_args[@]}" --compute cpu --json "$out/train-cpu.json" --force
