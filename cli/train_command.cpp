@@ -29,6 +29,7 @@ struct TrainArguments {
   std::string synthetic = "0";
   std::string bucket = "25M";
   std::string backend = "auto";
+  std::string compute = "cpu";
   int ranks = 1;
   int log_every = 1;
   double timeout_seconds = 300;
@@ -107,6 +108,8 @@ void add_train_options(CLI::App* command, TrainArguments& a) {
   command->add_option("--backend", a.backend, "auto (mpi under mpiexec, else threads) | mpi | threads")
       ->capture_default_str();
   command->add_option("--ranks", a.ranks, "Ranks for the threads backend")->capture_default_str();
+  command->add_option("--compute", a.compute, "Where the layers run: cpu (OpenBLAS, the reference) | gpu (cuDNN and "
+                                              "cuBLAS, operands staged per call; CUDA builds)")->capture_default_str();
   command->add_option("--timeout", a.timeout_seconds, "Seconds any rank waits before the job fails")
       ->capture_default_str();
   command->add_option("--json", a.json, "Write a ringlab.train/1 report to this file");
@@ -124,6 +127,7 @@ CommandRunner add_train_command(CLI::App& app, const std::string& command_line) 
   return [arguments, command_line] {
     TrainArguments& a = *arguments;
     a.run.config.mode = training::parse_mode(a.mode);
+    a.run.compute = training::parse_compute(a.compute);
     a.run.config.model = training::parse_model(a.model);
     a.run.data_folder = a.data;
     a.run.synthetic_records = static_cast<std::uint64_t>(parse_size(a.synthetic));
@@ -136,6 +140,7 @@ CommandRunner add_train_command(CLI::App& app, const std::string& command_line) 
     bench::check_output_path(a.json, a.force);
     const std::string backend = resolve_backend(a.backend);
     training::check_config(a.run.config, expected_ranks(backend, a.ranks));
+    training::check_compute_available(a.run.compute);
     training::use_single_blas_thread();  // once per process, before any rank thread starts
     return run_ranks(backend, a.ranks, [&](Communicator& comm) { return run_on(comm, a, command_line, backend); });
   };

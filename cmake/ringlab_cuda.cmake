@@ -53,7 +53,7 @@ endif()
 
 ringlab_find_gpu_library(CUDNN cudnn.h cudnn libcudnn.so.9 "${RINGLAB_CUDNN_ROOT}")
 if(RINGLAB_HAVE_CUDNN)
-  message(STATUS "ringlab: cuDNN ${RINGLAB_CUDNN_LIBRARY} (no target uses it yet: the training harness will)")
+  message(STATUS "ringlab: cuDNN ${RINGLAB_CUDNN_LIBRARY} (the training harness GPU compute)")
 else()
   message(STATUS "ringlab: cuDNN not found (no target needs it yet); pass -DRINGLAB_CUDNN_ROOT=<folder> for the "
                  "training harness")
@@ -61,7 +61,7 @@ endif()
 
 if(TARGET CUDA::cublas)
   set(RINGLAB_HAVE_CUBLAS ON)
-  message(STATUS "ringlab: cuBLAS found in the CUDA toolkit (no target uses it yet)")
+  message(STATUS "ringlab: cuBLAS found in the CUDA toolkit (the training harness GPU compute)")
 else()
   set(RINGLAB_HAVE_CUBLAS OFF)
   message(STATUS "ringlab: cuBLAS not found in the CUDA toolkit (no target needs it yet)")

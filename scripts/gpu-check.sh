@@ -8,11 +8,16 @@
 #      cuda-peer, bit for bit;
 #   3. ringlab_device_bench: the float32 sum kernel on 1 GiB against a device-to-device copy;
 #   4. ringlab bench --backend cuda-peer for every algorithm at N = 2, 4, 8 virtual ranks on GPU 0,
-#      8 B .. 256 MiB, JSON reports in OUTDIR (validated when python3 has jsonschema).
+#      8 B .. 256 MiB, JSON reports in OUTDIR (validated when python3 has jsonschema);
+#   5. the training harness's GPU compute: its tests (every cuDNN/cuBLAS op against the CPU, a tiny
+#      VGG's SGD steps CPU vs GPU), then `ringlab train --compute cpu` and `--compute gpu` on the
+#      same model, data and steps, with the GPU-over-CPU ratio of the mean step time in
+#      OUTDIR/train-compute.json and summary.txt.
 # Every step runs under `timeout`; OUTDIR/summary.txt says what ran, what passed and the figures.
 # `scripts/gpu-check.sh --prepare` (on the build machine) makes build/gpu and copies the shared
-# libraries its binaries need beyond CUDA/NCCL (libfmt) into build/gpu/runtime-libs, so the
-# folder can be carried to a GPU machine that lacks the Debian packages.
+# libraries its binaries need beyond CUDA/NCCL/cuDNN/cuBLAS (libfmt, OpenBLAS and its Fortran
+# runtime, hwloc and its libudev) into build/gpu/runtime-libs, so the folder can be carried to a GPU machine that
+# lacks the Debian packages (cuDNN and cuBLAS come from the toolkit or the nvidia.* pip wheels).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${RINGLAB_GPU_BUILD:-build/gpu}
@@ -41,7 +46,8 @@ configure_and_build() {
 if [[ ${1:-} == --prepare ]]; then
   configure_and_build || exit 1
   mkdir -p "$build/runtime-libs"
-  ldd "$build/cli/ringlab" | awk '/libfmt/ {print $3}' | xargs -r cp -L -t "$build/runtime-libs"
+  ldd "$build/cli/ringlab" | awk '/libfmt|libopenblas|libgfortran|libquadmath|libhwloc|libudev/ {print $3}' \
+    | xargs -r cp -L -t "$build/runtime-libs"
   echo "gpu-check: $build is ready ($(ls "$build/runtime-libs" | tr '\n' ' '))"
   exit 0
 fi
@@ -54,11 +60,14 @@ log() { echo "$*" | tee -a "$summary"; }
 : >"$summary"
 log "# ringlab gpu-check $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname), commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 
-# Libraries from pip wheels (NCCL; the CUDA runtime where the toolkit's is not on the loader path).
+# Libraries from pip wheels (NCCL, cuDNN, cuBLAS; the CUDA runtime where the toolkit's is not on
+# the loader path): every nvidia.* wheel folder that has a lib/ (CUDA 13 wheels may share nvidia/cu13).
 wheel_libs=$(python3 -c 'import importlib, os
-for name in ("nvidia.nccl", "nvidia.cuda_runtime"):
-    try: print(os.path.join(os.path.dirname(importlib.import_module(name).__file__), "lib"))
-    except Exception: pass' 2>/dev/null | paste -sd:)
+for name in ("nvidia.nccl", "nvidia.cuda_runtime", "nvidia.cudnn", "nvidia.cublas", "nvidia.cu13"):
+    try: module = importlib.import_module(name)
+    except Exception: continue
+    for folder in list(getattr(module, "__path__", [])) or [os.path.dirname(module.__file__)]:
+        if os.path.isdir(os.path.join(folder, "lib")): print(os.path.join(folder, "lib"))' 2>/dev/null | paste -sd:)
 root=$(nccl_root)
 export LD_LIBRARY_PATH="$PWD/$build/runtime-libs${root:+:$root/lib}${wheel_libs:+:$wheel_libs}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 runs() { "$build/cli/ringlab" --help >/dev/null 2>&1 && "$build/bench/ringlab_device_bench" --help >/dev/null 2>&1; }
@@ -102,6 +111,40 @@ for n in 2 4 8; do
     -n 5 -w 2 --iters-small 20 --segment-bytes 0 --timeout 60 --json "$out/cuda-peer-n$n.json" --force
   grep -E "^# Avg bus bandwidth|Out of bounds" "$out/cuda-peer-n$n.log" >>"$summary"
 done
+# The training harness's GPU compute: its tests, then one short CPU vs GPU training of the same
+# model, data and steps (mean step time after the first step, from each run's ringlab.train/1).
+if [[ -x $build/tests/ringlab_cuda_tests ]]; then
+  step gpu-training-tests 60 "$build/tests/ringlab_cuda_tests" --gtest_filter='GpuComputeErrors.*:GpuCompute.*:GpuTraining.*'
+  grep -E "^\[  (PASSED|FAILED|SKIPPED) +\] [0-9]+ test" "$out/gpu-training-tests.log" | tee -a "$summary"
+  if grep -q "no CUDA device" "$out/gpu-training-tests.log"; then
+    log "gpu-training-tests: SKIPPED, no CUDA device is visible"
+    status=1
+  fi
+fi
+train_args=(train --model cifar-vgg,width=32,fc=1024 --synthetic 2K --batch 64 --steps 6 --log-every 6)
+step train-cpu 45 "$build/cli/ringlab" "${train_args[@]}" --compute cpu --json "$out/train-cpu.json" --force
+step train-gpu 45 "$build/cli/ringlab" "${train_args[@]}" --compute gpu --json "$out/train-gpu.json" --force
+grep -hE "^# (ringlab train|host)|^# mean of" "$out/train-cpu.log" "$out/train-gpu.log" 2>/dev/null >>"$summary"
+if [[ -f $out/train-cpu.json && -f $out/train-gpu.json ]]; then
+  python3 - "$out/train-cpu.json" "$out/train-gpu.json" "$out/train-compute.json" <<'PY' | tee -a "$summary"
+import json, sys
+cpu, gpu = (json.load(open(path)) for path in sys.argv[1:3])
+seconds = {name: report["summary"]["mean_iteration_seconds"] for name, report in (("cpu", cpu), ("gpu", gpu))}
+result = {"model": cpu["config"]["model"], "global_batch": cpu["config"]["global_batch"],
+          "steps": cpu["config"]["steps"], "timed_steps": cpu["summary"]["timed_steps"],
+          "cpu_compute": cpu["compute"], "gpu_compute": gpu["compute"],
+          "cpu_seconds_per_step": seconds["cpu"], "gpu_seconds_per_step": seconds["gpu"],
+          "gpu_speedup": seconds["cpu"] / seconds["gpu"] if seconds["gpu"] > 0 else None,
+          "final_loss_cpu": cpu["summary"]["final_loss"], "final_loss_gpu": gpu["summary"]["final_loss"]}
+json.dump(result, open(sys.argv[3], "w"), indent=1)
+print(f"train-compute: {result['model']} batch {result['global_batch']}: cpu {seconds['cpu'] * 1e3:.1f} ms/step, "
+      f"gpu {seconds['gpu'] * 1e3:.1f} ms/step, gpu speed-up {result['gpu_speedup']:.2f}x; final loss cpu "
+      f"{result['final_loss_cpu']:.6f}, gpu {result['final_loss_gpu']:.6f}")
+PY
+else
+  log "train-compute: no ratio (a training run failed or did not run)"
+  status=1
+fi
 if python3 -c 'import jsonschema' 2>/dev/null; then
   for report in "$out"/cuda-peer-n*.json; do
     [[ -f $report ]] && step "validate-$(basename "$report" .json)" 20 python3 plotting/validate_report.py "$report"

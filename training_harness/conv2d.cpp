@@ -38,37 +38,18 @@ double Conv2d::forward_macs_per_sample(const Shape& input) const {
 }
 
 void Conv2d::forward(const Compute& compute, const Tensor& input, Tensor& output) {
-  const ConvGeometry g = geometry(input.shape);
+  const ConvProblem problem{geometry(input.shape), input.shape.n, out_channels_};
   output.resize(output_shape(input.shape));
-  const int pixels = g.out_height() * g.out_width();
-  const int patch = in_channels_ * kernel_ * kernel_;
-  columns_.resize(static_cast<std::size_t>(patch) * pixels);
-  for (int n = 0; n < input.shape.n; ++n) {
-    compute.im2col(g, input.sample(n), columns_.data());
-    compute.gemm(Transpose::no, Transpose::no, out_channels_, pixels, patch, 1.0f, weight_.value.data(),
-                 columns_.data(), 0.0f, output.sample(n));
-  }
+  compute.conv_forward(problem, input.data.data(), weight_.value.data(), output.data.data());
 }
 
 void Conv2d::backward(const Compute& compute, const Tensor& input, const Tensor& /*output*/,
                       const Tensor& grad_output, Tensor* grad_input) {
-  const ConvGeometry g = geometry(input.shape);
-  const int pixels = g.out_height() * g.out_width();
-  const int patch = in_channels_ * kernel_ * kernel_;
-  columns_.resize(static_cast<std::size_t>(patch) * pixels);
-  grad_columns_.resize(columns_.size());
-  if (grad_input) grad_input->resize(input.shape);
-  if (grad_input) std::fill(grad_input->data.begin(), grad_input->data.end(), 0.0f);
-  for (int n = 0; n < input.shape.n; ++n) {
-    compute.im2col(g, input.sample(n), columns_.data());
-    compute.gemm(Transpose::no, Transpose::yes, out_channels_, patch, pixels, 1.0f, grad_output.sample(n),
-                 columns_.data(), n == 0 ? 0.0f : 1.0f, weight_.grad.data());
-    if (!grad_input) continue;
-    compute.gemm(Transpose::yes, Transpose::no, patch, pixels, out_channels_, 1.0f, weight_.value.data(),
-                 grad_output.sample(n), 0.0f, grad_columns_.data());
-    compute.col2im(g, grad_columns_.data(), grad_input->sample(n));
-  }
-  if (input.shape.n == 0) std::fill(weight_.grad.begin(), weight_.grad.end(), 0.0f);
+  const ConvProblem problem{geometry(input.shape), input.shape.n, out_channels_};
+  compute.conv_backward_filter(problem, input.data.data(), grad_output.data.data(), weight_.grad.data());
+  if (!grad_input) return;
+  grad_input->resize(input.shape);
+  compute.conv_backward_data(problem, weight_.value.data(), grad_output.data.data(), grad_input->data.data());
 }
 
 Bias::Bias(int channels) {

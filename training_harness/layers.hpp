@@ -1,4 +1,5 @@
-// Layers with forward and backward passes on the CPU reference (float32, NCHW). Each layer
+// Layers with forward and backward passes (float32, NCHW, host memory); the kernels run on the
+// Compute they are given (compute.hpp: the CPU reference or the GPU backend). Each layer
 // reads its input, writes its output, and in backward overwrites its parameter gradients and,
 // when asked, the gradient of its input. The caller keeps the activations (Sequential).
 #pragma once
@@ -27,8 +28,9 @@ class Layer {
   virtual double forward_macs_per_sample(const Shape& /*input*/) const { return 0.0; }
 };
 
-// 3x3 (or k x k) convolution, stride 1, zero padding, no bias: per sample, im2col then one GEMM
-// Y[cout, HW] = W[cout, cin*k*k] * cols; backward dW += dY * cols^T, dcols = W^T * dY, col2im.
+// 3x3 (or k x k) convolution, stride 1, zero padding, no bias: Compute::conv_forward, and in
+// backward conv_backward_filter (dW) then, when asked, conv_backward_data (dX). On the CPU that
+// is im2col + GEMM per image (cpu_compute.cpp), on the GPU cuDNN.
 class Conv2d final : public Layer {
  public:
   Conv2d(int in_channels, int out_channels, int kernel, int padding, InitKey init);
@@ -44,7 +46,6 @@ class Conv2d final : public Layer {
   ConvGeometry geometry(const Shape& input) const;
   int in_channels_, out_channels_, kernel_, padding_;
   Parameter weight_;
-  std::vector<float> columns_, grad_columns_;
 };
 
 // Adds one value per channel: y = x + b[c]; db[c] = sum over samples and pixels of dy; dx = dy.
@@ -72,7 +73,8 @@ class Relu final : public Layer {
                 Tensor* grad_input) override;
 };
 
-// 2x2 max-pool, stride 2 (odd edges dropped); backward routes dy to the argmax of each window.
+// 2x2 max-pool, stride 2 (odd edges dropped); backward routes dy to the argmax of each window
+// (Compute::max_pool_forward / max_pool_backward).
 class MaxPool2x2 final : public Layer {
  public:
   std::string name() const override { return "maxpool2x2"; }
@@ -80,9 +82,6 @@ class MaxPool2x2 final : public Layer {
   void forward(const Compute& compute, const Tensor& input, Tensor& output) override;
   void backward(const Compute& compute, const Tensor& input, const Tensor& output, const Tensor& grad_output,
                 Tensor* grad_input) override;
-
- private:
-  std::vector<int> argmax_;  // index into the input per output element
 };
 
 // NCHW -> {n, c*h*w, 1, 1}; the data is unchanged.

@@ -7,46 +7,29 @@
 
 namespace ringlab::training {
 
-void Relu::forward(const Compute& /*compute*/, const Tensor& input, Tensor& output) {
+void Relu::forward(const Compute& compute, const Tensor& input, Tensor& output) {
   output.resize(input.shape);
-  for (std::size_t i = 0; i < input.data.size(); ++i) output.data[i] = input.data[i] > 0.0f ? input.data[i] : 0.0f;
+  compute.relu_forward(input.data.size(), input.data.data(), output.data.data());
 }
 
-void Relu::backward(const Compute& /*compute*/, const Tensor& input, const Tensor& output,
-                    const Tensor& grad_output, Tensor* grad_input) {
+void Relu::backward(const Compute& compute, const Tensor& input, const Tensor& output, const Tensor& grad_output,
+                    Tensor* grad_input) {
   if (!grad_input) return;
   grad_input->resize(input.shape);
-  for (std::size_t i = 0; i < output.data.size(); ++i)
-    grad_input->data[i] = output.data[i] > 0.0f ? grad_output.data[i] : 0.0f;
+  compute.relu_backward(output.data.size(), output.data.data(), grad_output.data.data(), grad_input->data.data());
 }
 
-void MaxPool2x2::forward(const Compute& /*compute*/, const Tensor& input, Tensor& output) {
-  const Shape in = input.shape;
-  output.resize(output_shape(in));
-  argmax_.resize(output.data.size());
-  std::size_t o = 0;
-  for (int nc = 0; nc < in.n * in.c; ++nc) {
-    const int plane = nc * in.h * in.w;
-    for (int y = 0; y < output.shape.h; ++y)
-      for (int x = 0; x < output.shape.w; ++x, ++o) {
-        int best = plane + (2 * y) * in.w + 2 * x;
-        for (int dy = 0; dy < 2; ++dy)
-          for (int dx = 0; dx < 2; ++dx) {
-            const int index = plane + (2 * y + dy) * in.w + 2 * x + dx;
-            if (input.data[index] > input.data[best]) best = index;
-          }
-        argmax_[o] = best;
-        output.data[o] = input.data[best];
-      }
-  }
+void MaxPool2x2::forward(const Compute& compute, const Tensor& input, Tensor& output) {
+  output.resize(output_shape(input.shape));
+  compute.max_pool_forward(input.shape, input.data.data(), output.data.data());
 }
 
-void MaxPool2x2::backward(const Compute& /*compute*/, const Tensor& input, const Tensor& /*output*/,
+void MaxPool2x2::backward(const Compute& compute, const Tensor& input, const Tensor& output,
                           const Tensor& grad_output, Tensor* grad_input) {
   if (!grad_input) return;
   grad_input->resize(input.shape);
-  std::fill(grad_input->data.begin(), grad_input->data.end(), 0.0f);
-  for (std::size_t o = 0; o < grad_output.data.size(); ++o) grad_input->data[argmax_[o]] += grad_output.data[o];
+  compute.max_pool_backward(input.shape, input.data.data(), output.data.data(), grad_output.data.data(),
+                            grad_input->data.data());
 }
 
 void Flatten::forward(const Compute& /*compute*/, const Tensor& input, Tensor& output) {

@@ -58,13 +58,13 @@ TrainRunResult run_training(Communicator& comm, const TrainRunOptions& options,
   if (options.steps < 1) throw std::invalid_argument("--steps must be at least 1");
   check_config(options.config, comm.size());
   const std::string agreement =
-      fmt::format("mode={} algo={} model={} batch={} steps={} seed={} bucket={} data={}|{}",
+      fmt::format("mode={} algo={} model={} batch={} steps={} seed={} bucket={} data={}|{} compute={}",
                   name_of(options.config.mode), options.config.algorithm, options.config.model.describe(),
                   options.config.global_batch, options.steps, options.config.seed, options.config.bucket_bytes,
-                  options.data_folder, options.synthetic_records);
+                  options.data_folder, options.synthetic_records, name_of(options.compute));
   check_ranks_agree(comm, agreement, options.config.execute.timeout, "the training options");
   const Shard shard = load_shard(options, comm.rank(), comm.size());
-  const auto compute = make_cpu_compute();
+  const auto compute = make_compute(options.compute, comm.rank());
   auto trainer = make_trainer(options.config, comm, *compute);
 
   TrainRunResult result;

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "compute_backends.hpp"
 #include "trainer.hpp"
 
 namespace ringlab::training {
@@ -27,6 +28,7 @@ struct TrainRunOptions {
   std::string data_folder;              // CIFAR-10 data_batch_*.bin (cifar-vgg) or mini_imagenet_*.bin files, or empty
   std::uint64_t synthetic_records = 0;  // used when data_folder is empty
   std::uint64_t data_seed = 1;
+  ComputeKind compute = ComputeKind::cpu;  // --compute: where the layers' kernels run
 };
 
 struct StepSummary {
