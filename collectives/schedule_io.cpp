@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -15,6 +16,9 @@ namespace {
 // Absurd sizes are refused before anything is allocated (the verifier also bounds its own state).
 constexpr std::int64_t max_ranks = 1 << 20;
 constexpr std::int64_t max_chunks = std::int64_t{1} << 24;
+constexpr std::int64_t max_steps_per_rank = std::int64_t{1} << 20;
+constexpr std::int64_t max_ops_in_all = std::int64_t{1} << 24;
+constexpr std::uintmax_t max_file_bytes = std::uintmax_t{512} << 20;
 
 [[noreturn]] void fail(const std::string& where, const std::string& what) {
   throw std::invalid_argument(fmt::format("schedule JSON: {}: {}", where, what));
@@ -105,6 +109,7 @@ Schedule schedule_from_json(const nlohmann::json& document) {
     fail("ranks", fmt::format("has {} entries but nranks is {}", ranks.size(), nranks));
   schedule.programs.resize(static_cast<std::size_t>(nranks));
   std::vector<bool> seen(static_cast<std::size_t>(nranks), false);
+  std::int64_t ops_in_all = 0;
   for (std::size_t i = 0; i < ranks.size(); ++i) {
     const std::string where = fmt::format("ranks[{}]", i);
     const std::int64_t rank = integer_at(ranks[i], "rank", where);
@@ -113,10 +118,15 @@ Schedule schedule_from_json(const nlohmann::json& document) {
     seen[static_cast<std::size_t>(rank)] = true;
     const nlohmann::json& steps = ranks[i].contains("steps") ? ranks[i].at("steps") : nlohmann::json();
     if (!steps.is_array()) fail(where + ".steps", "expected an array of steps");
+    if (static_cast<std::int64_t>(steps.size()) > max_steps_per_rank)
+      fail(where + ".steps", fmt::format("has {} steps; the limit is {}", steps.size(), max_steps_per_rank));
     RankProgram& program = schedule.programs[static_cast<std::size_t>(rank)];
     for (std::size_t s = 0; s < steps.size(); ++s) {
       const std::string step_where = fmt::format("{}.steps[{}]", where, s);
       if (!steps[s].is_array()) fail(step_where, "expected an array of ops");
+      ops_in_all += static_cast<std::int64_t>(steps[s].size());
+      if (ops_in_all > max_ops_in_all)
+        fail(step_where, fmt::format("the schedule has more than {} ops in all (the limit)", max_ops_in_all));
       Step step;
       for (std::size_t o = 0; o < steps[s].size(); ++o)
         step.push_back(op_from_json(steps[s][o], fmt::format("{}[{}]", step_where, o)));
@@ -127,6 +137,11 @@ Schedule schedule_from_json(const nlohmann::json& document) {
 }
 
 Schedule read_schedule_file(const std::string& path) {
+  std::error_code error_code;
+  const std::uintmax_t bytes = std::filesystem::file_size(path, error_code);
+  if (!error_code && bytes > max_file_bytes)
+    throw std::invalid_argument(
+        fmt::format("schedule file '{}' has {} bytes; the limit is {} (512 MiB)", path, bytes, max_file_bytes));
   std::ifstream file(path);
   if (!file) throw std::invalid_argument(fmt::format("cannot open schedule file '{}'", path));
   nlohmann::json document;

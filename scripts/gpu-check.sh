@@ -6,6 +6,7 @@
 #      RINGLAB_NCCL_ROOT or the nvidia.nccl pip wheel);
 #   2. the GPU tests (those of ctest -L gpu, largest count 2^16 + 3): device kernels and
 #      cuda-peer, bit for bit;
+#   2b. compute-sanitizer memcheck and racecheck on those tests (small counts, 40 s each);
 #   3. ringlab_device_bench: the float32 sum kernel on 1 GiB against a device-to-device copy;
 #   4. ringlab bench --backend cuda-peer for every algorithm at N = 2, 4, 8 virtual ranks on GPU 0,
 #      8 B .. 256 MiB, JSON reports in OUTDIR (validated when python3 has jsonschema);
@@ -103,6 +104,20 @@ else
 step gpu-tests 150 env RINGLAB_TEST_LARGE_COUNT=65539 "$build/tests/ringlab_cuda_tests" --gtest_filter='*DeviceReduce*:*CudaPeer*:CudaErrors.*'
 grep -E "^\[  (PASSED|FAILED|SKIPPED) +\] [0-9]+ test" "$out/gpu-tests.log" | tee -a "$summary"
 if grep -q "no CUDA device" "$out/gpu-tests.log"; then log "gpu-tests: SKIPPED, no CUDA device is visible"; status=1; fi
+fi
+# compute-sanitizer (docs/reliability.md, "Sanitizers"): memcheck and racecheck on the device
+# kernels and the cuda-peer all-reduce, largest count 1027 (each tool slows a kernel tens of
+# times); the out-of-memory test is left out, its failing cudaMalloc is the point of it.
+sanitizer=$(command -v compute-sanitizer || true)
+[[ -z $sanitizer && -x ${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer ]] && sanitizer=${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer
+if [[ -z $sanitizer || ! -x $build/tests/ringlab_cuda_tests ]]; then
+  log "compute-sanitizer: NOT RUN (${sanitizer:-compute-sanitizer not found}; tests built: $([[ -x $build/tests/ringlab_cuda_tests ]] && echo yes || echo no))"
+else
+  for tool in memcheck racecheck; do
+    step "sanitizer-$tool" 40 env RINGLAB_TEST_LARGE_COUNT=1027 "$sanitizer" --tool "$tool" --error-exitcode 1 \
+      "$build/tests/ringlab_cuda_tests" --gtest_filter='DeviceReduce*:CudaPeerAllreduce*'
+    grep -E "(ERROR|RACECHECK) SUMMARY" "$out/sanitizer-$tool.log" | tail -1 | sed "s/^/sanitizer-$tool: /" >>"$summary"
+  done
 fi
 step device-reduce 40 "$build/bench/ringlab_device_bench" --bytes $((1 << 30)) --repetitions 10 --json "$out/device-reduce.json"
 cat "$out/device-reduce.log" >>"$summary"

@@ -3,7 +3,8 @@
 set -euo pipefail
 packages=(cmake ninja-build g++ make pkg-config mpich libmpich-dev libfmt-dev nlohmann-json3-dev libcli11-dev
           libgtest-dev libgmock-dev libbenchmark-dev libopenblas-dev python3 python3-matplotlib python3-jsonschema
-          libhwloc-dev iproute2)
+          libhwloc-dev iproute2  # iproute2: network namespaces for mpi.two_hosts_netns
+          clang libclang-rt-14-dev)  # clang + its runtime: the libFuzzer targets (scripts/fuzz.sh)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -19,6 +19,12 @@ std::vector<SweepSize> sweep_sizes(const BenchOptions& options, std::vector<std:
     throw std::invalid_argument(
         fmt::format("-f/--stepfactor {} would never reach -e; use a factor of at least 2 or -i/--stepbytes",
                     options.step_factor));
+  // With -i the sweep has (max - min) / step + 1 sizes: refuse a billion-size sweep before listing it.
+  if (options.step_bytes > 0 && (options.max_bytes - options.min_bytes) / options.step_bytes >= max_sweep_sizes)
+    throw std::invalid_argument(fmt::format(
+        "-b {} -e {} -i {} gives {} sizes; the limit is {}: raise -i/--stepbytes or narrow -b/-e", options.min_bytes,
+        options.max_bytes, options.step_bytes, (options.max_bytes - options.min_bytes) / options.step_bytes + 1,
+        max_sweep_sizes));
   std::vector<SweepSize> sizes;
   std::int64_t bytes = options.min_bytes;
   while (bytes <= options.max_bytes) {
@@ -28,6 +34,7 @@ std::vector<SweepSize> sweep_sizes(const BenchOptions& options, std::vector<std:
                                    name_of(options.type), element, rounded));
     if (sizes.empty() || sizes.back().bytes != rounded) sizes.push_back({rounded, rounded / element});
     if (options.step_bytes > 0) {
+      if (bytes > options.max_bytes - options.step_bytes) break;
       bytes += options.step_bytes;
     } else {
       if (bytes == 0) break;

@@ -38,7 +38,8 @@ struct BenchOptions {
 
 // The message sizes of a sweep: min, then *factor (or +step) while <= max, each rounded down to
 // a multiple of the element size. Throws std::invalid_argument on -b > -e, a factor < 2 without
-// -i, and the like, naming the option and how to fix it.
+// -i, more than max_sweep_sizes sizes, and the like, naming the option and how to fix it.
+inline constexpr std::int64_t max_sweep_sizes = 10000;  // -i that would give more is refused
 struct SweepSize {
   std::int64_t bytes = 0;
   std::int64_t count = 0;
