@@ -3,7 +3,7 @@
 # joined by a veth pair, each with its own hostname (UTS namespace), MPICH's launcher (Hydra)
 # starting ranks in each, MPI traffic between them over TCP on the veth.
 #
-#   sudo scripts/netns-two-hosts.sh [--ppn P] [--mpiexec PATH] -- RINGLAB_BINARY ARGS...
+#   sudo scripts/netns-two-hosts.sh [--ppn P] [--mpiexec PATH] [--min-bytes B] [--time-limit S] -- RINGLAB_BINARY ARGS...
 #
 # Host A (10.x.y.1) runs mpiexec and its ranks; host B (10.x.y.2) is reached through a launcher
 # script that Hydra calls in place of ssh (`-launcher ssh -launcher-exec`), which enters B's
@@ -20,13 +20,15 @@ set -euo pipefail
 ppn=1
 mpiexec_binary=mpiexec
 min_bytes=0
+time_limit=300
 while (($#)); do
   case $1 in
+    --time-limit) time_limit=$2; shift 2 ;;
     --ppn) ppn=$2; shift 2 ;;
     --mpiexec) mpiexec_binary=$2; shift 2 ;;
     --min-bytes) min_bytes=$2; shift 2 ;;
     --) shift; break ;;
-    *) echo "netns-two-hosts: unknown option '$1'; usage: $0 [--ppn P] [--mpiexec PATH] [--min-bytes B] -- COMMAND..." >&2
+    *) echo "netns-two-hosts: unknown option '$1'; usage: $0 [--ppn P] [--mpiexec PATH] [--min-bytes B] [--time-limit S] -- COMMAND..." >&2
        exit 2 ;;
   esac
 done
@@ -80,11 +82,15 @@ tx_bytes() { ip netns exec "$1" cat "/sys/class/net/$2/statistics/tx_bytes"; }
 before_a=$(tx_bytes "$ns_a" "$veth_a") before_b=$(tx_bytes "$ns_b" "$veth_b")
 status=0
 # mpiexec itself runs in host A under A's hostname, like the ranks Hydra starts there.
-ip netns exec "$ns_a" unshare --uts bash -c 'hostname host-a && exec "$@"' _ \
+# The whole launch is bounded (--time-limit, default 300 s, then SIGKILL 5 s later): MPI_Finalize
+# is outside ringlab's --timeout, and with 2 ranks per host on 2 busy cores UCX's TCP transport
+# was seen to hang in it (3 of 6 runs on 2026-12-03; never with one rank per host).
+timeout -k 5 "$time_limit" ip netns exec "$ns_a" unshare --uts bash -c 'hostname host-a && exec "$@"' _ \
   "$mpiexec_binary" -hosts "$ip_a,$ip_b" -ppn "$ppn" -n $((2 * ppn)) -launcher ssh -launcher-exec "$work/launch" \
   -genv UCX_TLS tcp,self -genv UCX_NET_DEVICES all "$@" || status=$?
 sent_a=$(($(tx_bytes "$ns_a" "$veth_a") - before_a)) sent_b=$(($(tx_bytes "$ns_b" "$veth_b") - before_b))
 echo "netns-two-hosts: veth carried $sent_a B from host A to host B and $sent_b B from B to A"
+((status != 124 && status != 137)) || echo "netns-two-hosts: the launch ran past --time-limit $time_limit s and was killed" >&2
 ((status == 0)) || exit "$status"
 if ((sent_a < min_bytes || sent_b < min_bytes)); then
   echo "netns-two-hosts: fewer than $min_bytes B crossed the veth in some direction: the ranks did not talk over TCP" >&2
