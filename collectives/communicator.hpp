@@ -105,6 +105,9 @@ class Communicator {
 
   // Ends every rank of the job (MPI_Abort, or an abort flag all threads observe).
   virtual void abort(std::string_view reason) = 0;
+  // True once another rank aborted the job and this one should stop (threads worlds; an MPI
+  // abort ends the process instead, so the default is false).
+  virtual bool aborted() const { return false; }
 
   // What the executor does to the data itself. The defaults are the CPU kernels of reduce.hpp and
   // memcpy (host memory). A device backend overrides them so that, on device memory, they run on
