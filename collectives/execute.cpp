@@ -349,7 +349,8 @@ void PreparedCollective::run(Communicator& comm, const void* send, void* recv, s
                                   comm.size(), count, name_of(type), name_of(op)),
                       options.timeout);
   if (total_bytes == 0) return;
-  comm.native_allreduce(send, recv, static_cast<std::size_t>(count), type, op);
+  if (options.fault != nullptr) options.fault->at_step(comm, plan_, 0, total_bytes);  // one call: step 0
+  comm.native_allreduce(send, recv, static_cast<std::size_t>(count), type, op, Clock::now() + options.timeout);
 }
 
 }  // namespace ringlab
