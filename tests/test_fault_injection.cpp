@@ -2,6 +2,7 @@
 // and every rank must end, the others with an error naming the operation, step, peer and rank.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <mutex>
 #include <stdexcept>
@@ -117,6 +118,23 @@ TEST_P(ThreadsWatchdog, FailingRankInterruptsTheOthers) {
     EXPECT_TRUE(ends[rank].failed) << "rank " << rank;
     EXPECT_NE(ends[rank].message.find("rank 2 failed"), std::string::npos) << ends[rank].message;
   }
+}
+
+// A rank that is slow (stalls 0.3 s) but within the 5 s time-out is not a fault: the call
+// completes on every rank with the right sum.
+TEST_P(ThreadsWatchdog, SlowRankWithinTheTimeoutIsNoFault) {
+  const FaultSpec spec{1, 1, 0, FaultAction::stall, 0.3};
+  EXPECT_NO_THROW(run_threads(4, [&](Communicator& comm) {
+    PreparedCollective prepared(GetParam(), Collective::allreduce, {}, comm.size(), comm.rank());
+    FaultInjector fault(spec);
+    ExecuteOptions options;
+    options.timeout = std::chrono::seconds(5);
+    options.fault = &fault;
+    std::vector<float> data(4096, 1.0f);
+    prepared.run(comm, data.data(), data.data(), static_cast<std::int64_t>(data.size()), DataType::float32,
+                 ReduceOp::sum, options);
+    EXPECT_EQ(std::count(data.begin(), data.end(), 4.0f), static_cast<std::ptrdiff_t>(data.size()));
+  }));
 }
 
 std::vector<std::string> schedule_algorithms() {
