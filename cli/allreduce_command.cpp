@@ -4,11 +4,13 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <optional>
 #include <memory>
 
 #include "cli_util.hpp"
 #include "commands.hpp"
 #include "execute.hpp"
+#include "job_options.hpp"
 #include "launch.hpp"
 #include "test_data.hpp"
 
@@ -26,7 +28,7 @@ struct AllreduceArguments {
   int iterations = 5;
   std::int64_t segment_bytes = std::int64_t{1} << 20;
   bool in_place = false;
-  double timeout_seconds = 300;
+  double timeout_seconds = default_timeout_seconds;
   AlgorithmOptions options;
 };
 
@@ -65,13 +67,15 @@ RunResult run_one(Communicator& comm, PreparedCollective& prepared, const Allred
   return {slowest, total_wrong};
 }
 
-int run_on(Communicator& comm, const AllreduceArguments& arguments) {
+int run_on(Communicator& comm, const AllreduceArguments& arguments, const std::optional<FaultSpec>& fault_spec) {
   const std::int64_t count = parse_size(arguments.count);
   const DataType type = parse_data_type(arguments.type);
   const ReduceOp op = parse_reduce_op(arguments.op);
   ExecuteOptions options;
   options.segment_bytes = static_cast<std::size_t>(arguments.segment_bytes);
   options.timeout = timeout_from_seconds(arguments.timeout_seconds);
+  FaultInjector fault(fault_spec);
+  options.fault = &fault;
   const bool print = comm.rank() == 0;
   const std::size_t bytes = checked_byte_count(count, type);
   if (print)
@@ -118,16 +122,16 @@ CommandRunner add_allreduce_command(CLI::App& app) {
   command->add_option("--segment-bytes", arguments->segment_bytes, "Segment size (0 = whole transfers)")
       ->capture_default_str();
   command->add_flag("--in-place", arguments->in_place, "Use the same buffer for input and output");
-  command->add_option("--timeout", arguments->timeout_seconds, "Seconds any rank waits before the job fails")
-      ->capture_default_str();
+  add_timeout_option(*command, arguments->timeout_seconds);
   command->add_option("--root", arguments->options.root, "parameter_server root")->capture_default_str();
   command->add_option("--shards", arguments->options.shards, "parameter_server shards")->capture_default_str();
   return [arguments] {
     if (arguments->iterations < 0) throw std::invalid_argument("--iters must not be negative");
     if (arguments->segment_bytes < 0) throw std::invalid_argument("--segment-bytes must not be negative");
-    if (arguments->timeout_seconds <= 0) throw std::invalid_argument("--timeout must be positive");
+    checked_timeout(arguments->timeout_seconds);
+    const std::optional<FaultSpec> fault = fault_from_environment();
     const std::string backend = resolve_backend(arguments->backend);
-    return run_ranks(backend, arguments->ranks, [&](Communicator& comm) { return run_on(comm, *arguments); });
+    return run_ranks(backend, arguments->ranks, [&](Communicator& comm) { return run_on(comm, *arguments, fault); });
   };
 }
 

@@ -17,6 +17,7 @@
 #include "cli_util.hpp"
 #include "commands.hpp"
 #include "execute.hpp"
+#include "job_options.hpp"
 #include "launch.hpp"
 #include "sweep_arguments.hpp"
 #ifdef RINGLAB_HAVE_CUDA
@@ -46,7 +47,7 @@ struct BenchArguments {
   int ranks_per_gpu = 0;  // cuda-peer: 0 = one rank per GPU
   int gpus = 0;           // cuda-peer: 0 = as many as the ranks need
   int gpu_buffers = 0;    // mpi: 1 = collective buffers on the GPU
-  double timeout_seconds = 300;
+  double timeout_seconds = default_timeout_seconds;
   std::string command_line;
 };
 
@@ -84,7 +85,7 @@ bench::BenchOptions to_options(const BenchArguments& arguments, const std::strin
   if (arguments.segment_bytes < 0) throw std::invalid_argument("--segment-bytes must not be negative");
   if (arguments.local_register != 0 && arguments.local_register != 1)
     throw std::invalid_argument("-R/--local_register takes 0 (heap buffers) or 1 (registered buffers)");
-  if (arguments.timeout_seconds <= 0) throw std::invalid_argument("--timeout must be positive");
+  checked_timeout(arguments.timeout_seconds);
   if (backend != "cuda-peer" && arguments.ranks_per_gpu != 0)
     throw std::invalid_argument(fmt::format("--ranks-per-gpu applies to --backend cuda-peer, not {}", backend));
   if (arguments.gpu_buffers != 0 && arguments.gpu_buffers != 1)
@@ -105,6 +106,7 @@ bench::BenchOptions to_options(const BenchArguments& arguments, const std::strin
   options.register_buffers = arguments.local_register == 1;
   options.device_buffers = is_device_backend(backend) || arguments.gpu_buffers == 1;
   options.timeout_seconds = arguments.timeout_seconds;
+  options.fault = fault_from_environment();
   // The schedule-based algorithms plus this backend's native baseline (mpi-native, nccl-native).
   const std::string native(native_allreduce_of(backend));
   std::vector<std::string> valid = allreduce_implementations();
@@ -167,17 +169,24 @@ int run_bench(Communicator& comm, const BenchArguments& arguments, const bench::
   run.buffers = buffers.description();
   if (leader && !options.quiet) bench::print_header(stdout, run, options);
   ProgressLine progress(leader && !options.quiet && isatty(STDERR_FILENO) == 1);
+  const bool write_json = leader && !arguments.sweep.json.empty();
+  std::vector<bench::ResultRow> measured;  // rank 0: every size measured so far
   const auto rows = bench::run_sweep(
       comm, options, sizes, buffers,
       [&](const std::vector<bench::ResultRow>& size_rows) {
         progress.clear();
         if (leader && !options.quiet) bench::print_size_rows(stdout, size_rows, options);
+        // Nothing lost: after each size the report holds everything measured so far, marked
+        // incomplete, replaced atomically, so a crash leaves a whole file, never a torn one.
+        if (!write_json) return;
+        measured.insert(measured.end(), size_rows.begin(), size_rows.end());
+        bench::write_report(arguments.sweep.json, bench::make_report(run, options, measured, false));
       },
       [&](const bench::SweepProgress& step) { progress.show(step); });
   progress.clear();
   if (!leader) return 0;
   bench::print_footer(stdout, rows, options);
-  if (!arguments.sweep.json.empty()) {
+  if (write_json) {
     bench::write_report(arguments.sweep.json, bench::make_report(run, options, rows, true));
     fmt::print("# report written to {}\n", arguments.sweep.json);
   }
@@ -222,8 +231,7 @@ CommandRunner add_bench_command(CLI::App& app, const std::string& command_line) 
   command->add_option("--gpu-buffers", arguments->gpu_buffers,
                       "mpi: 1 = buffers on the GPU (CUDA-aware MPI, or staged through pinned memory)")
       ->capture_default_str();
-  command->add_option("--timeout", arguments->timeout_seconds, "Seconds any rank waits before the job fails")
-      ->capture_default_str();
+  add_timeout_option(*command, arguments->timeout_seconds);
   return [arguments] {
     // Everything that can be refused is refused here, before any rank starts.
     const std::string backend = resolve_backend(arguments->backend);

@@ -14,6 +14,7 @@
 #include "calibration_record.hpp"
 #include "cli_util.hpp"
 #include "commands.hpp"
+#include "job_options.hpp"
 #include "launch.hpp"
 #include "machine_info.hpp"
 #include "report.hpp"
@@ -33,7 +34,7 @@ struct CalibrateArguments {
   double min_seconds_per_size = 0.2;
   std::string backend = "auto";
   int ranks = 2;
-  double timeout_seconds = 300;
+  double timeout_seconds = default_timeout_seconds;
   std::string json;
   std::string from_report;
   bool force = false;
@@ -213,8 +214,7 @@ CommandRunner add_calibrate_command(CLI::App& app, const std::string& command_li
       ->capture_default_str();
   command->add_option("--backend", arguments->backend, "auto | mpi | threads")->capture_default_str();
   command->add_option("--ranks", arguments->ranks, "Ranks for the threads backend")->capture_default_str();
-  command->add_option("--timeout", arguments->timeout_seconds, "Seconds any rank waits before the job fails")
-      ->capture_default_str();
+  add_timeout_option(*command, arguments->timeout_seconds);
   command->add_flag("-q,--quiet", arguments->quiet, "Print nothing but errors");
   return [arguments] {
     // Everything that can be refused is refused here, before any rank starts.
@@ -232,7 +232,7 @@ CommandRunner add_calibrate_command(CLI::App& app, const std::string& command_li
           "calibration needs at least 2 ranks to measure transfers, got {}; run 'mpiexec -n 2 ringlab calibrate ...' "
           "or 'ringlab calibrate --backend threads --ranks 2 ...'",
           ranks));
-    if (arguments->timeout_seconds <= 0) throw std::invalid_argument("--timeout must be positive");
+    checked_timeout(arguments->timeout_seconds);
     if (arguments->min_seconds_per_size <= 0) throw std::invalid_argument("--min-time must be positive");
     const std::vector<std::int64_t> sizes = ping_pong_sizes(*arguments);
     if (parse_size(arguments->alpha_max_bytes) < 0 || parse_size(arguments->beta_min_bytes) < 0)

@@ -75,7 +75,15 @@ int run_ranks(const std::string& backend, const DeviceLayout& layout, const std:
     std::mutex status_mutex;
     int status = 0;
     start([&](Communicator& comm) {
-      const int rank_status = body(comm);
+      int rank_status = 0;
+      try {
+        rank_status = body(comm);
+      } catch (const std::exception& error) {
+        // Every rank says how it ended, as on the mpi backend; main prints the first error again.
+        const std::lock_guard lock(status_mutex);
+        if (comm.size() > 1) fmt::print(stderr, "ringlab: rank {}: {}\n", comm.rank(), error.what());
+        throw;
+      }
       const std::lock_guard lock(status_mutex);
       status = std::max(status, rank_status);
     });

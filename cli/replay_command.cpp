@@ -4,6 +4,8 @@
 // and the speed-up of hybrid over dp, and writes a ringlab.replay/1 report (docs/training.md).
 #include <fmt/format.h>
 
+#include <optional>
+
 #include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -13,6 +15,7 @@
 #include "cli_util.hpp"
 #include "commands.hpp"
 #include "compute.hpp"
+#include "job_options.hpp"
 #include "launch.hpp"
 #include "replay.hpp"
 #include "replay_profile_measure.hpp"
@@ -38,7 +41,8 @@ struct ReplayArguments {
   std::string save_profile;
   std::string backend = "auto";
   int ranks = 1;
-  double timeout_seconds = 300;
+  double timeout_seconds = default_timeout_seconds;
+  std::optional<FaultSpec> fault;  // test only: RINGLAB_FAULT
   std::string json;
   bool force = false;
 };
@@ -77,6 +81,8 @@ int replay_on(Communicator& comm, const ReplayArguments& a, const std::vector<st
   const training::Workload workload = training::make_workload(a.workload);
   ExecuteOptions options;
   options.timeout = timeout_from_seconds(a.timeout_seconds);
+  FaultInjector fault(a.fault);
+  options.fault = &fault;
   const training::ComputeProfile profile = agree_on_profile(comm, a, workload, options);
   const bool print = comm.rank() == 0;
   training::WorkloadRunDescription run;
@@ -164,8 +170,7 @@ CommandRunner add_replay_command(CLI::App& app, const std::string& command_line)
   command->add_option("--backend", options.backend, "auto (mpi under mpiexec, else threads) | mpi | threads")
       ->capture_default_str();
   command->add_option("--ranks", options.ranks, "Ranks for the threads backend")->capture_default_str();
-  command->add_option("--timeout", options.timeout_seconds, "Seconds any rank waits before the job fails")
-      ->capture_default_str();
+  add_timeout_option(*command, options.timeout_seconds);
   command->add_option("--json", options.json, "Write a ringlab.replay/1 report to this file");
   command->add_flag("--force", options.force, "Overwrite existing output files");
   return [arguments, command_line] {
@@ -178,7 +183,8 @@ CommandRunner add_replay_command(CLI::App& app, const std::string& command_line)
     std::vector<std::string> algorithms = parse_name_list(a.algorithms, known);
     if (a.algorithms == "all") algorithms.pop_back();  // mpi-native only when named
     if (a.iterations < 1) throw std::invalid_argument("--iterations must be at least 1");
-    if (a.timeout_seconds <= 0) throw std::invalid_argument("--timeout must be positive");
+    checked_timeout(a.timeout_seconds);
+    a.fault = fault_from_environment();
     if (a.device_tflops < 0) throw std::invalid_argument("--device-tflops must be positive");
     if (a.device_tflops > 0 && a.profile != "measure")
       throw std::invalid_argument("give either --profile FILE or --device-tflops X, not both");

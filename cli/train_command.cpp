@@ -3,6 +3,8 @@
 // and in the mini-ImageNet layout of docs/training.md).
 #include <fmt/format.h>
 
+#include <optional>
+
 #include <cstdio>
 #include <filesystem>
 #include <functional>
@@ -13,6 +15,7 @@
 #include "miniimagenet_io.hpp"
 #include "cli_util.hpp"
 #include "commands.hpp"
+#include "job_options.hpp"
 #include "launch.hpp"
 #include "report.hpp"
 #include "train_report.hpp"
@@ -32,7 +35,8 @@ struct TrainArguments {
   std::string compute = "cpu";
   int ranks = 1;
   int log_every = 1;
-  double timeout_seconds = 300;
+  double timeout_seconds = default_timeout_seconds;
+  std::optional<FaultSpec> fault;  // test only: RINGLAB_FAULT
   std::string json;
   bool force = false;
   training::TrainRunOptions run;
@@ -61,8 +65,11 @@ int run_on(Communicator& comm, const TrainArguments& arguments, const std::strin
   const bool print = comm.rank() == 0;
   training::TrainRunContext context{command_line, backend, comm.transport_description(), comm.size(), {}};
   if (print) context.machine = bench::describe_machine(mpi_library_name());
+  training::TrainRunOptions run = arguments.run;  // this rank's copy, with its own fault injector
+  FaultInjector fault(arguments.fault);
+  run.config.execute.fault = &fault;
   const training::TrainRunResult result = training::run_training(
-      comm, arguments.run,
+      comm, run,
       [&](const training::TrainRunResult& start) {
         if (print) print_header(context, arguments.run, start);
       },
@@ -110,8 +117,7 @@ void add_train_options(CLI::App* command, TrainArguments& a) {
   command->add_option("--ranks", a.ranks, "Ranks for the threads backend")->capture_default_str();
   command->add_option("--compute", a.compute, "Where the layers run: cpu (OpenBLAS, the reference) | gpu (cuDNN and "
                                               "cuBLAS, operands staged per call; CUDA builds)")->capture_default_str();
-  command->add_option("--timeout", a.timeout_seconds, "Seconds any rank waits before the job fails")
-      ->capture_default_str();
+  add_timeout_option(*command, a.timeout_seconds);
   command->add_option("--json", a.json, "Write a ringlab.train/1 report to this file");
   command->add_flag("--force", a.force, "Overwrite an existing report");
 }
@@ -135,8 +141,8 @@ CommandRunner add_train_command(CLI::App& app, const std::string& command_line) 
       throw std::invalid_argument("give either --data DIR or --synthetic N, not both");
     a.run.config.bucket_bytes = static_cast<std::size_t>(parse_size(a.bucket));
     if (a.log_every < 1) throw std::invalid_argument("--log-every must be at least 1");
-    if (a.timeout_seconds <= 0) throw std::invalid_argument("--timeout must be positive");
-    a.run.config.execute.timeout = timeout_from_seconds(a.timeout_seconds);
+    a.run.config.execute.timeout = checked_timeout(a.timeout_seconds);
+    a.fault = fault_from_environment();
     bench::check_output_path(a.json, a.force);
     const std::string backend = resolve_backend(a.backend);
     training::check_config(a.run.config, expected_ranks(backend, a.ranks));

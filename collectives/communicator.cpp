@@ -32,7 +32,7 @@ std::unique_ptr<CommBuffer> Communicator::allocate_buffer(std::size_t bytes, Clo
   return make_heap_buffer(bytes, fmt::format("heap memory (the {} backend does not register buffers)", backend_name()));
 }
 
-void Communicator::native_allreduce(const void*, void*, std::size_t, DataType, ReduceOp) {
+void Communicator::native_allreduce(const void*, void*, std::size_t, DataType, ReduceOp, Clock::time_point) {
   throw std::logic_error(fmt::format(
       "the {} backend has no native all-reduce; native all-reduce is only available on the mpi backend",
       backend_name()));

@@ -98,13 +98,18 @@ class Communicator {
   virtual std::string transport_description() const { return std::string(backend_name()); }
 
   // The backend's own all-reduce (MPI_Allreduce for `mpi`), the `*-native` baseline.
-  // The default throws: not every backend has one.
-  virtual void native_allreduce(const void* send, void* recv, std::size_t count, DataType type, ReduceOp op);
+  // The default throws: not every backend has one. Gives up after `deadline` (TimeoutError) where
+  // the backend can (mpi: MPI_Iallreduce polled; nccl: queued on the stream, waited on later).
+  virtual void native_allreduce(const void* send, void* recv, std::size_t count, DataType type, ReduceOp op,
+                                Clock::time_point deadline);
   virtual bool has_native_allreduce() const { return false; }
   virtual std::string native_allreduce_name() const { return {}; }
 
   // Ends every rank of the job (MPI_Abort, or an abort flag all threads observe).
   virtual void abort(std::string_view reason) = 0;
+  // True once another rank aborted the job and this one should stop (threads worlds; an MPI
+  // abort ends the process instead, so the default is false).
+  virtual bool aborted() const { return false; }
 
   // What the executor does to the data itself. The defaults are the CPU kernels of reduce.hpp and
   // memcpy (host memory). A device backend overrides them so that, on device memory, they run on

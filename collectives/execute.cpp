@@ -155,12 +155,19 @@ void Executor::run(const RankPlan& plan, Communicator& comm, const void* send, v
                                             comm.size()));
   if (total_bytes > 0 && (send == nullptr || recv == nullptr))
     throw std::invalid_argument("executor: null buffer with a non-zero count");
-  if (options.check_consistency)
-    check_ranks_agree(comm,
-                      fmt::format("algorithm={} collective={} ranks={} count={} type={} op={} segment_bytes={}",
-                                  plan.algorithm, name_of(plan.collective), plan.nranks, count, name_of(type),
-                                  name_of(op), options.segment_bytes),
-                      options.timeout);
+  if (options.check_consistency) {
+    try {
+      check_ranks_agree(comm,
+                        fmt::format("algorithm={} collective={} ranks={} count={} type={} op={} segment_bytes={}",
+                                    plan.algorithm, name_of(plan.collective), plan.nranks, count, name_of(type),
+                                    name_of(op), options.segment_bytes),
+                        options.timeout);
+    } catch (const TimeoutError& error) {
+      throw TimeoutError(fmt::format("{} [{} {}, the configuration check before step 0, after --timeout {} s]",
+                                     error.what(), plan.algorithm, name_of(plan.collective),
+                                     static_cast<double>(options.timeout.count()) / 1000.0));
+    }
+  }
   const auto* input = static_cast<const std::byte*>(send);
   auto* output = static_cast<std::byte*>(recv);
   const bool output_on_device = total_bytes > 0 && comm.is_device_memory(output);
@@ -192,6 +199,17 @@ void Executor::run(const RankPlan& plan, Communicator& comm, const void* send, v
   std::vector<Piece> pieces;
   for (std::size_t step = 0; step < plan.program.steps.size(); ++step) {
     const int tag = static_cast<int>(step % step_tag_limit);
+    if (options.fault != nullptr) options.fault->at_step(comm, plan, step, total_bytes);
+    // A timed-out wait says where in the schedule this rank was.
+    auto wait_for = [&](Transfer& transfer, std::string_view what) {
+      try {
+        transfer.request->wait(Clock::now() + options.timeout, what);
+      } catch (const TimeoutError& error) {
+        throw TimeoutError(fmt::format("{} [{} {}, step {} of {}, peer rank {}, after --timeout {} s]", error.what(),
+                                       plan.algorithm, name_of(plan.collective), step, plan.program.steps.size(),
+                                       transfer.peer, static_cast<double>(options.timeout.count()) / 1000.0));
+      }
+    };
     sends.clear();
     receives.clear();
     for (const Op& operation : plan.program.steps[step]) {
@@ -241,14 +259,14 @@ void Executor::run(const RankPlan& plan, Communicator& comm, const void* send, v
                                         transfer.peer, tag);
     comm.end_step();
     for (Transfer& receive : receives) {
-      receive.request->wait(Clock::now() + options.timeout, name_of(receive.kind));
+      wait_for(receive, name_of(receive.kind));
       const std::int64_t first = receive.piece.first;
       const std::int64_t last = first + receive.piece.count;
       if (receive.scratch_offset < 0) continue;
       // The output piece may be written only once this step's sends that read it have completed.
       for (Transfer& transfer : sends)
         if (transfer.request && transfer.source == output && transfer.piece.overlaps(receive.piece)) {
-          transfer.request->wait(Clock::now() + options.timeout, "send");
+          wait_for(transfer, "send");
           transfer.request.reset();
         }
       std::byte* target = output + bytes(first);
@@ -267,7 +285,7 @@ void Executor::run(const RankPlan& plan, Communicator& comm, const void* send, v
     for (const Transfer& receive : receives)  // scratch receives were recorded as they were combined
       if (receive.scratch_offset < 0) in_output.add(receive.piece.first, receive.piece.first + receive.piece.count);
     for (Transfer& transfer : sends)
-      if (transfer.request) transfer.request->wait(Clock::now() + options.timeout, "send");
+      if (transfer.request) wait_for(transfer, "send");
   }
   complete_in_output(0, count);
 
@@ -331,7 +349,8 @@ void PreparedCollective::run(Communicator& comm, const void* send, void* recv, s
                                   comm.size(), count, name_of(type), name_of(op)),
                       options.timeout);
   if (total_bytes == 0) return;
-  comm.native_allreduce(send, recv, static_cast<std::size_t>(count), type, op);
+  if (options.fault != nullptr) options.fault->at_step(comm, plan_, 0, total_bytes);  // one call: step 0
+  comm.native_allreduce(send, recv, static_cast<std::size_t>(count), type, op, Clock::now() + options.timeout);
 }
 
 }  // namespace ringlab

@@ -13,6 +13,7 @@
 #include "algorithms/algorithm.hpp"
 #include "communicator.hpp"
 #include "datatype.hpp"
+#include "fault_injection.hpp"
 #include "schedule.hpp"
 
 namespace ringlab {
@@ -21,9 +22,11 @@ struct ExecuteOptions {
   // Transfers are cut into segments of at most this many bytes so that reducing one segment
   // overlaps receiving the next; 0 sends each op's chunks whole.
   std::size_t segment_bytes = std::size_t{1} << 20;
-  // Every wait gives up after this long with a message naming rank, operation, peer and tag
-  // (the step index, modulo 30000).
+  // Every wait gives up after this long with a TimeoutError naming rank, operation, peer and tag,
+  // to which the executor adds the algorithm, collective and step.
   std::chrono::milliseconds timeout{std::chrono::minutes(5)};
+  // Test only (RINGLAB_FAULT): when set, called at every step boundary; owned by the rank.
+  FaultInjector* fault = nullptr;
   // Before running, ranks compare algorithm, collective, count, type, op and segment size and
   // fail together, naming both values, when they differ.
   bool check_consistency = true;

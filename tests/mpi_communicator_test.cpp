@@ -160,10 +160,10 @@ void check_allreduce(MpiCommunicator& comm, std::size_t count, bool in_place,
       std::vector<std::byte> recv(send.size(), std::byte{0xee});
       for (std::size_t i = 0; i < count; ++i) store(type, send, i, input_value(comm.rank(), i, op));
       if (in_place) {
-        comm.native_allreduce(send.data(), send.data(), count, type, op);
+        comm.native_allreduce(send.data(), send.data(), count, type, op, Clock::now() + std::chrono::minutes(1));
         recv = send;
       } else {
-        comm.native_allreduce(send.data(), recv.data(), count, type, op);
+        comm.native_allreduce(send.data(), recv.data(), count, type, op, Clock::now() + std::chrono::minutes(1));
       }
       int mismatches = 0;
       for (std::size_t i = 0; i < count && mismatches < 5; ++i) {

@@ -252,7 +252,7 @@ TEST(ThreadsCommunicator, RejectsBadPeersAndHasNoNativeAllreduce) {
     EXPECT_THROW(comm.post_recv(buffer, 2, 0), std::invalid_argument);
     EXPECT_THROW(comm.post_recv(buffer, -1, 0), std::invalid_argument);
     EXPECT_FALSE(comm.has_native_allreduce());
-    EXPECT_THROW(comm.native_allreduce(buffer.data(), buffer.data(), 1, DataType::int32, ReduceOp::sum),
+    EXPECT_THROW(comm.native_allreduce(buffer.data(), buffer.data(), 1, DataType::int32, ReduceOp::sum, Clock::now()),
                  std::logic_error);
   });
   EXPECT_THROW(run_threads(0, [](Communicator&) {}), std::invalid_argument);

@@ -2,11 +2,13 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "algorithms/algorithm.hpp"
 #include "datatype.hpp"
+#include "fault_injection.hpp"
 
 namespace ringlab::bench {
 
@@ -32,6 +34,7 @@ struct BenchOptions {
   bool device_buffers = false;                 // device backends: buffers in GPU memory (allocate_buffer)
   AlgorithmOptions algorithm_options;          // --root, --shards
   double timeout_seconds = 300;
+  std::optional<FaultSpec> fault;              // test only: RINGLAB_FAULT (docs/reliability.md)
   bool iteration_stats = true;
   bool quiet = false;
 };

@@ -122,6 +122,8 @@ std::vector<ResultRow> run_sweep(Communicator& comm, const BenchOptions& options
   ExecuteOptions execute;
   execute.segment_bytes = options.segment_bytes;
   execute.timeout = timeout_from_seconds(options.timeout_seconds);
+  FaultInjector fault(options.fault);
+  execute.fault = &fault;
   ExecuteOptions timed = execute;
   timed.check_consistency = false;
   auto deadline = [&] { return Clock::now() + execute.timeout; };
@@ -149,7 +151,13 @@ std::vector<ResultRow> run_sweep(Communicator& comm, const BenchOptions& options
         load_input(comm, buffers, options, size);
         for (int i = 0; i < options.warmup_iterations; ++i) run(i == 0 ? execute : timed);
         comm.synchronize();
-        comm.barrier(deadline());
+        try {
+          comm.barrier(deadline());
+        } catch (const TimeoutError& error) {
+          throw TimeoutError(fmt::format("{} [bench: the barrier before timing {} at {} B {}, after --timeout {} s]",
+                                         error.what(), collective.algorithm(), size.bytes,
+                                         in_place ? "in-place" : "out-of-place", options.timeout_seconds));
+        }
         const int iterations = iterations_for(options, size.bytes);
         // [0] the loop, [1..iterations] each call, [iterations + 1] the loop by wall clock (the check
         // of device timing). Device backends time by CUDA events: a mark before the loop and after

@@ -370,7 +370,8 @@ std::unique_ptr<CommBuffer> MpiCommunicator::allocate_buffer(std::size_t bytes, 
 }
 
 void MpiCommunicator::native_allreduce(const void* send, void* recv, std::size_t count, DataType type,
-                                       ReduceOp op) {
+                                       ReduceOp op, Clock::time_point deadline) {
+  if (!native_watchdog_) native_watchdog_ = std::make_unique<BlockingCallWatchdog>("mpi backend", "MPI_Allreduce", rank_);
   const MPI_Datatype datatype = mpi_datatype(type);
   const bool half = type == DataType::float16 || type == DataType::bfloat16;
   const MPI_Op mpi_op = half ? half_ops_.get(type, op) : mpi_builtin_op(op);
@@ -380,6 +381,8 @@ void MpiCommunicator::native_allreduce(const void* send, void* recv, std::size_t
     const std::size_t elements = std::min(piece_elements_, count - offset);
     const void* in = in_place ? MPI_IN_PLACE : static_cast<const std::byte*>(send) + offset * element_bytes;
     void* out = static_cast<std::byte*>(recv) + offset * element_bytes;
+    // Blocking (the fast path of the baseline); the watchdog ends the process past the deadline.
+    const BlockingCallWatchdog::Armed armed(*native_watchdog_, deadline, elements);
     check(MPI_Allreduce(in, out, static_cast<int>(elements), datatype, mpi_op, comm_.get()), "MPI_Allreduce", rank_,
           fmt::format("{} elements of {} with {}", elements, name_of(type), name_of(op)));
   }

@@ -10,10 +10,12 @@
 
 #include <array>
 #include <climits>
+#include <memory>
 #include <cstddef>
 #include <string>
 #include <string_view>
 
+#include "blocking_call_watchdog.hpp"
 #include "communicator.hpp"
 #include "mpi_shared_memory.hpp"
 #include "shm_transport.hpp"
@@ -117,7 +119,9 @@ class MpiCommunicator final : public Communicator {
   bool uses_shared_memory() const { return shm_ != nullptr; }
 
   // MPI_Allreduce (MPI_IN_PLACE when send == recv), in pieces when count exceeds the piece size.
-  void native_allreduce(const void* send, void* recv, std::size_t count, DataType type, ReduceOp op) override;
+  // Past `deadline` a watchdog thread prints the wait and ends the process (BlockingCallWatchdog).
+  void native_allreduce(const void* send, void* recv, std::size_t count, DataType type, ReduceOp op,
+                        Clock::time_point deadline) override;
   bool has_native_allreduce() const override { return true; }
   std::string native_allreduce_name() const override;
 
@@ -143,6 +147,8 @@ class MpiCommunicator final : public Communicator {
   std::unique_ptr<ShmTransport> shm_;
   std::string transport_description_;
   std::int64_t next_region_id_ = 0;
+  // Ends the process when MPI_Allreduce (mpi-native) overruns its deadline; made with the first call.
+  std::unique_ptr<BlockingCallWatchdog> native_watchdog_;
 };
 
 }  // namespace ringlab

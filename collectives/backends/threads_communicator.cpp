@@ -223,23 +223,32 @@ std::string ThreadsWorld::abort_reason() const {
 void ThreadsWorld::barrier(int rank, Clock::time_point deadline) {
   std::unique_lock lock(barrier_mutex_);
   const std::uint64_t generation = barrier_generation_;
+  if (barrier_waiting_.empty()) barrier_waiting_.assign(static_cast<std::size_t>(nranks_), false);
   if (!aborted() && ++barrier_arrived_ == nranks_) {
     barrier_arrived_ = 0;
+    std::fill(barrier_waiting_.begin(), barrier_waiting_.end(), false);
     ++barrier_generation_;
     barrier_cv_.notify_all();
     return;
   }
   if (!aborted()) {
+    barrier_waiting_[static_cast<std::size_t>(rank)] = true;
     barrier_cv_.wait_until(lock, deadline, [&] { return barrier_generation_ != generation || aborted(); });
     if (barrier_generation_ != generation) return;
     --barrier_arrived_;  // leave, so that the barrier stays consistent for the others
+    barrier_waiting_[static_cast<std::size_t>(rank)] = false;
   }
   if (aborted()) {
     throw CommunicationError(
         fmt::format("threads backend: rank {}: barrier interrupted: the job was aborted: {}", rank, abort_reason()));
   }
-  throw TimeoutError(fmt::format("threads backend: rank {}: barrier timed out: only {} of {} ranks arrived", rank,
-                                 barrier_arrived_ + 1, nranks_));
+  std::string missing;
+  for (int peer = 0; peer < nranks_; ++peer)
+    if (peer != rank && !barrier_waiting_[static_cast<std::size_t>(peer)])
+      missing += fmt::format("{}{}", missing.empty() ? "" : ", ", peer);
+  throw TimeoutError(fmt::format("threads backend: rank {}: barrier timed out: only {} of {} ranks arrived; waiting "
+                                 "for peer rank(s) {}",
+                                 rank, barrier_arrived_ + 1, nranks_, missing));
 }
 
 ThreadsCommunicator::ThreadsCommunicator(std::shared_ptr<ThreadsWorld> world, int rank)

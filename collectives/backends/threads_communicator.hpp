@@ -71,6 +71,7 @@ class ThreadsWorld {
   std::mutex barrier_mutex_;
   std::condition_variable barrier_cv_;
   int barrier_arrived_ = 0;
+  std::vector<bool> barrier_waiting_;  // per rank: in the current barrier (names the missing ones on a time-out)
   std::uint64_t barrier_generation_ = 0;
 };
 
@@ -86,6 +87,7 @@ class ThreadsCommunicator final : public Communicator {
   RequestPtr post_recv(std::span<std::byte> data, int peer, int tag) override;
   void barrier(Clock::time_point deadline) override;
   bool has_native_allreduce() const override { return false; }
+  bool aborted() const override { return world_->aborted(); }
   void abort(std::string_view reason) override;
 
  private:

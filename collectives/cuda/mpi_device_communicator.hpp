@@ -40,7 +40,8 @@ class MpiDeviceCommunicator final : public DeviceCommunicator {
   RequestPtr post_recv(std::span<std::byte> data, int peer, int tag) override;
   void barrier(Clock::time_point deadline) override;
   std::string transport_description() const override;
-  void native_allreduce(const void* send, void* recv, std::size_t count, DataType type, ReduceOp op) override;
+  void native_allreduce(const void* send, void* recv, std::size_t count, DataType type, ReduceOp op,
+                        Clock::time_point deadline) override;
   bool has_native_allreduce() const override { return control_.has_native_allreduce(); }
   std::string native_allreduce_name() const override { return control_.native_allreduce_name(); }
   void abort(std::string_view reason) override { control_.abort(reason); }

@@ -46,7 +46,8 @@ class NcclCommunicator final : public DeviceCommunicator {
   void end_step() override;
   void synchronize() override;
   std::string transport_description() const override;
-  void native_allreduce(const void* send, void* recv, std::size_t count, DataType type, ReduceOp op) override;
+  void native_allreduce(const void* send, void* recv, std::size_t count, DataType type, ReduceOp op,
+                        Clock::time_point deadline) override;
   bool has_native_allreduce() const override { return true; }
   std::string native_allreduce_name() const override { return "ncclAllReduce"; }
   void abort(std::string_view reason) override;

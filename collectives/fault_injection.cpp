@@ -1,0 +1,122 @@
+#include "fault_injection.hpp"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+#include <thread>
+
+#include "communicator.hpp"
+#include "execute.hpp"
+
+namespace ringlab {
+
+namespace {
+
+constexpr const char* fault_form = "rank=R,step=S,action=stall|exit|fail[,bytes=B][,seconds=T]";
+
+std::string_view name_of(FaultAction action) {
+  switch (action) {
+    case FaultAction::stall: return "stall";
+    case FaultAction::exit: return "exit";
+    case FaultAction::fail: return "fail";
+  }
+  return "?";
+}
+
+template <typename Number>
+Number parse_number(std::string_view field, std::string_view value) {
+  Number number{};
+  const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), number);
+  if (error != std::errc{} || end != value.data() + value.size() || number < 0)
+    throw std::invalid_argument(fmt::format("{}: {}='{}' is not a non-negative number; the form is {}",
+                                            fault_environment_variable, field, value, fault_form));
+  return number;
+}
+
+}  // namespace
+
+FaultSpec parse_fault_spec(std::string_view text) {
+  FaultSpec spec;
+  bool have_rank = false, have_step = false, have_action = false;
+  while (!text.empty()) {
+    const std::size_t comma = text.find(',');
+    const std::string_view item = text.substr(0, comma);
+    text = comma == std::string_view::npos ? std::string_view{} : text.substr(comma + 1);
+    const std::size_t equals = item.find('=');
+    if (equals == std::string_view::npos)
+      throw std::invalid_argument(
+          fmt::format("{}: '{}' is not key=value; the form is {}", fault_environment_variable, item, fault_form));
+    const std::string_view key = item.substr(0, equals);
+    const std::string_view value = item.substr(equals + 1);
+    if (key == "rank") {
+      spec.rank = parse_number<int>(key, value);
+      have_rank = true;
+    } else if (key == "step") {
+      spec.step = parse_number<std::int64_t>(key, value);
+      have_step = true;
+    } else if (key == "bytes") {
+      spec.min_bytes = parse_number<std::int64_t>(key, value);
+    } else if (key == "seconds") {
+      spec.stall_seconds = parse_number<double>(key, value);
+    } else if (key == "action") {
+      if (value == "stall") spec.action = FaultAction::stall;
+      else if (value == "exit") spec.action = FaultAction::exit;
+      else if (value == "fail") spec.action = FaultAction::fail;
+      else
+        throw std::invalid_argument(fmt::format("{}: unknown action '{}'; valid: stall, exit, fail",
+                                                fault_environment_variable, value));
+      have_action = true;
+    } else {
+      throw std::invalid_argument(fmt::format("{}: unknown key '{}'; the form is {}", fault_environment_variable, key,
+                                              fault_form));
+    }
+  }
+  if (!have_rank || !have_step || !have_action)
+    throw std::invalid_argument(fmt::format("{}: rank, step and action are required; the form is {}",
+                                            fault_environment_variable, fault_form));
+  return spec;
+}
+
+std::string describe(const FaultSpec& spec) {
+  return fmt::format("{} on rank {} at step {} of the first call of at least {} bytes", name_of(spec.action), spec.rank,
+                     spec.step, spec.min_bytes);
+}
+
+void FaultInjector::at_step(Communicator& comm, const RankPlan& plan, std::size_t step, std::size_t bytes) {
+  // The rank test comes first: only the chosen rank ever touches fired_.
+  if (!spec_ || comm.rank() != spec_->rank || fired_ || static_cast<std::int64_t>(step) != spec_->step ||
+      static_cast<std::int64_t>(bytes) < spec_->min_bytes)
+    return;
+  fired_ = true;
+  const std::string where =
+      fmt::format("{} {} step {} ({} bytes)", plan.algorithm, name_of(plan.collective), step, bytes);
+  switch (spec_->action) {
+    case FaultAction::stall: {
+      // Stops communicating (posts nothing, answers nothing) for stall_seconds, or until the job
+      // is aborted; a stall shorter than the time-out is a slow rank, which must not fail the job.
+      fmt::print(stderr, "ringlab: rank {}: fault injected: stalling at {}\n", comm.rank(), where);
+      std::fflush(stderr);
+      const auto until = Clock::now() + timeout_from_seconds(spec_->stall_seconds);
+      while (Clock::now() < until) {
+        if (comm.aborted())
+          throw CommunicationError(
+              fmt::format("rank {}: injected stall at {} interrupted: the job was aborted", comm.rank(), where));
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+      return;
+    }
+    case FaultAction::exit:
+      fmt::print(stderr, "ringlab: rank {}: fault injected: exiting with status 3 at {}\n", comm.rank(), where);
+      std::fflush(stdout);
+      std::fflush(stderr);
+      std::_Exit(3);
+    case FaultAction::fail:
+      throw std::runtime_error(fmt::format("fault injected: failing at {}", where));
+  }
+}
+
+}  // namespace ringlab

@@ -1,0 +1,54 @@
+// A test-only fault hook: makes one rank stall, exit or throw at a chosen step of the executor,
+// so that the tests can check that every other rank times out with a message naming what it
+// waited on and that the whole job ends (docs/reliability.md). The spec comes from the
+// environment variable RINGLAB_FAULT, read once by the command and passed down explicitly.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace ringlab {
+
+class Communicator;
+struct RankPlan;
+
+enum class FaultAction {
+  stall,  // stop communicating for `stall_seconds` (or until the job aborts), then carry on
+  exit,   // end the process at once with status 3, without MPI_Finalize (a crashed rank)
+  fail,   // throw an error, as a rank with a bug would
+};
+
+struct FaultSpec {
+  int rank = 0;                  // the rank that misbehaves
+  std::int64_t step = 0;         // the executor step (0-based) at whose start it acts
+  std::int64_t min_bytes = 0;    // only in a call of at least this many bytes (skips small calls)
+  FaultAction action = FaultAction::stall;
+  double stall_seconds = 3600;
+};
+
+// The environment variable the commands read.
+inline constexpr const char* fault_environment_variable = "RINGLAB_FAULT";
+
+// Parses "rank=1,step=3,action=stall[,bytes=65536][,seconds=600]"; throws std::invalid_argument
+// naming the bad field and the valid form.
+FaultSpec parse_fault_spec(std::string_view text);
+std::string describe(const FaultSpec& spec);
+
+// One per rank: acts once, at the first step boundary that matches the spec. Not thread-safe
+// (each rank owns its own).
+class FaultInjector {
+ public:
+  FaultInjector() = default;
+  explicit FaultInjector(std::optional<FaultSpec> spec) : spec_(spec) {}
+  // Called by the executor before it posts step `step` of a call moving `bytes` bytes.
+  void at_step(Communicator& comm, const RankPlan& plan, std::size_t step, std::size_t bytes);
+
+ private:
+  std::optional<FaultSpec> spec_;
+  bool fired_ = false;
+};
+
+}  // namespace ringlab
