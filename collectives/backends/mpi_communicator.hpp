@@ -9,6 +9,7 @@
 #include <mpi.h>
 
 #include <array>
+#include <chrono>
 #include <climits>
 #include <memory>
 #include <cstddef>
@@ -31,6 +32,9 @@ std::string mpi_library_name();
 // if this object initialised it.
 class MpiEnvironment {
  public:
+  // How long the destructor lets MPI_Finalize run before it ends the process (status 1).
+  static constexpr std::chrono::seconds finalize_time_limit{60};
+
   MpiEnvironment();
   MpiEnvironment(int& argc, char**& argv);
   ~MpiEnvironment();
