@@ -4,13 +4,96 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <span>
 #include <stdexcept>
-#include <type_traits>
 
 #include "job_footprint.hpp"
 #include "schedule_walk.hpp"
 
 namespace ringlab::simulator {
+namespace {
+
+// How far the ranks' step-to-step advances may spread, relative to the largest finish time, and
+// still count as one value: the base, plus what rounding may add per step walked (about 1e-16 of
+// it each); ranks whose chunks differ by one element part by far more.
+constexpr double steady_base_tolerance = 1e-12;
+constexpr double steady_tolerance_per_step = 1e-15;
+// Steadiness is checked every this many steps walked in a run (a check costs about a step).
+constexpr int steady_check_interval = 4;
+
+// One op of one circulant step for ranks [first, last), whose peer is self + shift: the transfer
+// starts when both have finished the step before (finish) and lasts latency + the slower of the
+// sender's outgoing and the receiver's incoming port; next holds each rank's latest end so far.
+template <bool sending>
+void relax(const double* __restrict outgoing, const double* __restrict incoming, const double* __restrict finish,
+           double* __restrict next, std::size_t first, std::size_t last, std::ptrdiff_t shift, double latency) {
+  for (std::size_t self = first; self < last; ++self) {
+    const auto peer = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(self) + shift);
+    const double duration =
+        latency + (sending ? std::max(outgoing[self], incoming[peer]) : std::max(outgoing[peer], incoming[self]));
+    next[self] = std::max(next[self], std::max(finish[self], finish[peer]) + duration);
+  }
+}
+
+// The route cost of each op of a circulant template, step after step (a send's receiver and a
+// receive's sender both sit at +peer), in one array; nothing when an offset the template uses
+// costs differently from different ranks.
+struct TemplateRoutes {
+  std::vector<RouteCost> costs;
+  std::vector<std::size_t> first;  // [step]: its first op's index in costs; one more entry at the end
+  std::span<const RouteCost> of(std::size_t step) const {
+    return {costs.data() + first[step], costs.data() + first[step + 1]};
+  }
+};
+std::optional<TemplateRoutes> template_routes(const Schedule& schedule, RouteCosts& route_costs) {
+  const std::vector<Step>& steps = schedule.programs.front().steps;
+  TemplateRoutes routes;
+  routes.first.reserve(steps.size() + 1);
+  for (const Step& step : steps) {
+    routes.first.push_back(routes.costs.size());
+    for (const Op& op : step) {
+      const std::optional<RouteCost> cost =
+          route_costs.uniform_cost(op.kind == OpKind::send ? op.peer : schedule.nranks - op.peer);
+      if (!cost) return std::nullopt;
+      routes.costs.push_back(*cost);
+    }
+  }
+  routes.first.push_back(routes.costs.size());
+  return routes;
+}
+
+// For each step of a circulant template: q when the step is the step before it moved by q ranks
+// (same op kinds, peers and widths, every chunk range shifted by q * nchunks / nranks), i.e. when
+// rank r's costs in this step are rank r + q's in the step before; nothing otherwise.
+std::vector<std::optional<std::int64_t>> rotations_between_steps(const Schedule& schedule) {
+  const std::vector<Step>& steps = schedule.programs.front().steps;
+  std::vector<std::optional<std::int64_t>> rotation(steps.size());
+  const std::int64_t nchunks = schedule.nchunks;
+  const std::int64_t chunk_shift = nchunks / schedule.nranks;
+  if (!schedule.circulant || chunk_shift == 0 || nchunks % schedule.nranks != 0) return rotation;
+  for (std::size_t step = 1; step < steps.size(); ++step) {
+    const Step& before = steps[step - 1];
+    const Step& now = steps[step];
+    if (now.size() != before.size() || now.empty()) continue;
+    std::optional<std::int64_t> shift;
+    for (std::size_t i = 0; i < now.size(); ++i) {
+      const Op& a = before[i];
+      const Op& b = now[i];
+      const std::int64_t moved = ((b.chunks.begin - a.chunks.begin) % nchunks + nchunks) % nchunks;
+      if (a.kind != b.kind || a.peer != b.peer || a.chunks.size() != b.chunks.size() || moved % chunk_shift != 0 ||
+          (shift && *shift != moved)) {
+        shift.reset();
+        break;
+      }
+      shift = moved;
+    }
+    if (shift) rotation[step] = *shift / chunk_shift;
+  }
+  return rotation;
+}
+
+}  // namespace
 
 ClosedFormModel::ClosedFormModel(const Topology& topology, double gamma_seconds_per_byte)
     : route_costs_(topology), gamma_seconds_per_byte_(gamma_seconds_per_byte) {
@@ -25,18 +108,9 @@ std::optional<Prediction> ClosedFormModel::predict_symmetric(const Schedule& sch
       count % schedule.nchunks != 0)
     return std::nullopt;
   const double chunk_bytes = static_cast<double>(count / schedule.nchunks) * static_cast<double>(element_size(type));
-  // The route of each template op: a send goes to offset +peer, a receive comes from it, i.e.
-  // its sender reaches this rank at offset N - peer.
   const std::vector<Step>& steps = schedule.programs.front().steps;
-  std::vector<std::vector<RouteCost>> routes(steps.size());
-  for (std::size_t step = 0; step < steps.size(); ++step) {
-    for (const Op& op : steps[step]) {
-      const std::optional<RouteCost> cost =
-          route_costs_.uniform_cost(op.kind == OpKind::send ? op.peer : schedule.nranks - op.peer);
-      if (!cost) return std::nullopt;
-      routes[step].push_back(*cost);
-    }
-  }
+  const std::optional<TemplateRoutes> routes = template_routes(schedule, route_costs_);
+  if (!routes) return std::nullopt;
   double finish = 0;
   for (std::size_t step = 0; step < steps.size(); ++step) {
     // Every rank's ports carry the same in this step, so max(out(sender), in(receiver)) is max(out, in).
@@ -46,11 +120,11 @@ std::optional<Prediction> ClosedFormModel::predict_symmetric(const Schedule& sch
     for (std::size_t i = 0; i < steps[step].size(); ++i) {
       const Op& op = steps[step][i];
       const double bytes = static_cast<double>(op.chunks.size()) * chunk_bytes;
-      (op.kind == OpKind::send ? outgoing_seconds : incoming_seconds) += bytes * routes[step][i].seconds_per_byte;
+      (op.kind == OpKind::send ? outgoing_seconds : incoming_seconds) += bytes * routes->of(step)[i].seconds_per_byte;
       if (op.kind == OpKind::recv_reduce) reduced_bytes += bytes;
     }
     double end = finish;
-    for (const RouteCost& route : routes[step])
+    for (const RouteCost& route : routes->of(step))
       end = std::max(end, finish + route.latency_seconds + std::max(outgoing_seconds, incoming_seconds));
     finish = end + gamma_seconds_per_byte_ * reduced_bytes;
   }
@@ -65,16 +139,8 @@ std::optional<Prediction> ClosedFormModel::predict_circulant(const Schedule& sch
                                                             DataType type) {
   if (!schedule.circulant || schedule.nranks != route_costs_.topology().num_endpoints()) return std::nullopt;
   const std::vector<Step>& steps = schedule.programs.front().steps;
-  // The cost of each template op's route (a send's receiver sits at +peer, a receive's sender too).
-  std::vector<std::vector<RouteCost>> routes(steps.size());
-  for (std::size_t step = 0; step < steps.size(); ++step) {
-    for (const Op& op : steps[step]) {
-      const std::optional<RouteCost> cost =
-          route_costs_.uniform_cost(op.kind == OpKind::send ? op.peer : schedule.nranks - op.peer);
-      if (!cost) return std::nullopt;
-      routes[step].push_back(*cost);
-    }
-  }
+  const std::optional<TemplateRoutes> routes = template_routes(schedule, route_costs_);
+  if (!routes) return std::nullopt;
   const auto nranks = static_cast<std::size_t>(schedule.nranks);
   const std::int64_t nchunks = schedule.nchunks;
   const std::int64_t chunk_shift = nchunks / schedule.nranks;
@@ -82,65 +148,124 @@ std::optional<Prediction> ClosedFormModel::predict_circulant(const Schedule& sch
   std::vector<std::int64_t> starts(static_cast<std::size_t>(nchunks) + 1);
   for (std::size_t chunk = 0; chunk < starts.size(); ++chunk)
     starts[chunk] = chunk_start(static_cast<std::int64_t>(chunk), count, nchunks);
+  // Within a run of steps each the one before it turned by q ranks (rotations_between_steps),
+  // rank r's loads in a step are rank r + frame's in the run's first step, frame being the turns
+  // so far: the walk keeps `finish` in that frame (finish[r] is rank r + frame's), reuses the first
+  // step's loads, and does the same arithmetic on the same values as a walk in rank order.
+  // Once every rank advances by the same time d in a step of a run whose next k steps turn by the
+  // same q, the walk is the same max-plus operator again and again in that frame, and a max-plus
+  // operator commutes with adding a constant: those k steps add k d to every rank (extrapolated).
+  const std::vector<std::optional<std::int64_t>> rotation = rotations_between_steps(schedule);
+  std::vector<std::size_t> run_end(steps.size());  // first step after `step` that turns otherwise
+  for (std::size_t step = steps.size(); step-- > 0;)
+    run_end[step] = step + 1 < steps.size() && rotation[step + 1] && rotation[step + 1] == rotation[step]
+                        ? run_end[step + 1]
+                        : step + 1;
   std::vector<double> outgoing(nranks), incoming(nranks), reduced(nranks);
   std::vector<double> finish(nranks, 0.0), next_finish(nranks);
+  std::size_t frame = 0;
+  bool loads_of_run = false;  // the loads are those of the current run's first step
+  int extrapolated = 0;
+  int walked = 0;
+  int walked_in_run = 0;
+  // finish[r] becomes rank r + frame's finish plus `advance`, then frame is 0.
+  auto to_rank_order = [&](double advance) {
+    for (std::size_t self = 0; self < nranks; ++self)
+      next_finish[self] = finish[self + frame < nranks ? self + frame : self + frame - nranks] + advance;
+    finish.swap(next_finish);
+    frame = 0;
+  };
   for (std::size_t step = 0; step < steps.size(); ++step) {
-    std::fill(outgoing.begin(), outgoing.end(), 0.0);
-    std::fill(incoming.begin(), incoming.end(), 0.0);
-    std::fill(reduced.begin(), reduced.end(), 0.0);
-    // Port loads, op by op in the template's order (each rank's sums in its op order).
-    for (std::size_t i = 0; i < steps[step].size(); ++i) {
-      const Op& op = steps[step][i];
-      const double seconds_per_byte = routes[step][i].seconds_per_byte;
-      const std::int64_t width = op.chunks.size();
-      std::vector<double>& port = op.kind == OpKind::send ? outgoing : incoming;
-      std::int64_t begin = op.chunks.begin % nchunks;
-      for (std::size_t rank = 0; rank < nranks; ++rank, begin = begin + chunk_shift < nchunks ? begin + chunk_shift
-                                                                                          : begin + chunk_shift - nchunks) {
-        const std::int64_t end = begin + width;
-        const std::int64_t elements =
-            end <= nchunks ? starts[static_cast<std::size_t>(end)] - starts[static_cast<std::size_t>(begin)]
-                           : count - starts[static_cast<std::size_t>(begin)] + starts[static_cast<std::size_t>(end - nchunks)];
-        const double bytes = static_cast<double>(elements) * bytes_per_element;
-        port[rank] += bytes * seconds_per_byte;
-        if (op.kind == OpKind::recv_reduce) reduced[rank] += bytes;
+    if (loads_of_run && rotation[step]) {
+      // Turn the frame by q: finish[r] becomes finish[r - q]. Every few steps of a run, first the
+      // advance of each rank in the step just walked (next_finish: before it) decides steadiness.
+      const auto q = static_cast<std::size_t>(*rotation[step] % schedule.nranks);
+      const bool check = ++walked_in_run % steady_check_interval == 0;
+      double low = std::numeric_limits<double>::infinity();
+      double high = -low;
+      double largest = 0;
+      auto compare = [&](std::size_t first, std::size_t last, std::size_t from) {
+        for (std::size_t self = first; self < last; ++self, ++from) {
+          const double advance = finish[from] - next_finish[self];
+          low = std::min(low, advance);
+          high = std::max(high, advance);
+          largest = std::max(largest, finish[from]);
+        }
+      };
+      if (check) {
+        compare(0, q, nranks - q);
+        compare(q, nranks, 0);
+      }
+      std::copy(finish.end() - static_cast<std::ptrdiff_t>(q), finish.end(), next_finish.begin());
+      std::copy(finish.begin(), finish.end() - static_cast<std::ptrdiff_t>(q), next_finish.begin() + static_cast<std::ptrdiff_t>(q));
+      finish.swap(next_finish);
+      frame = frame + q < nranks ? frame + q : frame + q - nranks;
+      const std::size_t skipped = run_end[step] - step;
+      const double tolerance = (steady_base_tolerance + steady_tolerance_per_step * walked) * largest;
+      if (check && high - low <= tolerance) {
+        // Steps [step, run_end) each add `low` and turn the frame by q.
+        frame = static_cast<std::size_t>((frame + (skipped % nranks) * q) % nranks);
+        to_rank_order(static_cast<double>(skipped) * low);
+        extrapolated += static_cast<int>(skipped);
+        loads_of_run = false;
+        step = run_end[step] - 1;
+        continue;
+      }
+    } else {
+      if (frame != 0) to_rank_order(0.0);
+      loads_of_run = true;
+      walked_in_run = 0;
+      std::fill(outgoing.begin(), outgoing.end(), 0.0);
+      std::fill(incoming.begin(), incoming.end(), 0.0);
+      std::fill(reduced.begin(), reduced.end(), 0.0);
+      // Port loads, op by op in the template's order (each rank's sums in its op order).
+      for (std::size_t i = 0; i < steps[step].size(); ++i) {
+        const Op& op = steps[step][i];
+        const double seconds_per_byte = routes->of(step)[i].seconds_per_byte;
+        const std::int64_t width = op.chunks.size();
+        std::vector<double>& port = op.kind == OpKind::send ? outgoing : incoming;
+        std::int64_t begin = op.chunks.begin % nchunks;
+        for (std::size_t rank = 0; rank < nranks; ++rank, begin = begin + chunk_shift < nchunks ? begin + chunk_shift
+                                                                                            : begin + chunk_shift - nchunks) {
+          const std::int64_t end = begin + width;
+          const std::int64_t elements =
+              end <= nchunks ? starts[static_cast<std::size_t>(end)] - starts[static_cast<std::size_t>(begin)]
+                             : count - starts[static_cast<std::size_t>(begin)] + starts[static_cast<std::size_t>(end - nchunks)];
+          const double bytes = static_cast<double>(elements) * bytes_per_element;
+          port[rank] += bytes * seconds_per_byte;
+          if (op.kind == OpKind::recv_reduce) reduced[rank] += bytes;
+        }
       }
     }
+    ++walked;
     // When each transfer ends, hence each rank's step: a send's receiver and a receive's sender
     // both sit at rank + peer.
     std::copy(finish.begin(), finish.end(), next_finish.begin());
     for (std::size_t i = 0; i < steps[step].size(); ++i) {
       const Op& op = steps[step][i];
-      const double latency = routes[step][i].latency_seconds;
+      const double latency = routes->of(step)[i].latency_seconds;
       const auto offset = static_cast<std::size_t>(op.peer % schedule.nranks);
-      // Ranks [first, last) whose peer is self + shift: two runs without a wrap test, so that
-      // the compiler can vectorise them.
-      auto relax = [&](std::size_t first, std::size_t last, std::ptrdiff_t shift, auto sending) {
-        for (std::size_t self = first; self < last; ++self) {
-          const auto peer = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(self) + shift);
-          const double duration =
-              latency + (sending ? std::max(outgoing[self], incoming[peer]) : std::max(outgoing[peer], incoming[self]));
-          next_finish[self] = std::max(next_finish[self], std::max(finish[self], finish[peer]) + duration);
-        }
-      };
       const auto wrap = nranks - offset;  // the first rank whose peer wraps around
       const auto forward = static_cast<std::ptrdiff_t>(offset);
       const auto backward = forward - static_cast<std::ptrdiff_t>(nranks);
+      // Two runs without a wrap test, so that the compiler can vectorise them.
       if (op.kind == OpKind::send) {
-        relax(0, wrap, forward, std::true_type{});
-        relax(wrap, nranks, backward, std::true_type{});
+        relax<true>(outgoing.data(), incoming.data(), finish.data(), next_finish.data(), 0, wrap, forward, latency);
+        relax<true>(outgoing.data(), incoming.data(), finish.data(), next_finish.data(), wrap, nranks, backward, latency);
       } else {
-        relax(0, wrap, forward, std::false_type{});
-        relax(wrap, nranks, backward, std::false_type{});
+        relax<false>(outgoing.data(), incoming.data(), finish.data(), next_finish.data(), 0, wrap, forward, latency);
+        relax<false>(outgoing.data(), incoming.data(), finish.data(), next_finish.data(), wrap, nranks, backward, latency);
       }
     }
     for (std::size_t self = 0; self < nranks; ++self) next_finish[self] += gamma_seconds_per_byte_ * reduced[self];
-    finish.swap(next_finish);
+    finish.swap(next_finish);  // finish: after this step; next_finish: before it
   }
+  if (frame != 0) to_rank_order(0.0);
   Prediction prediction;
   prediction.steps = static_cast<int>(steps.size());
   prediction.seconds = finish.empty() ? 0.0 : *std::max_element(finish.begin(), finish.end());
   prediction.rank_finish_seconds = std::move(finish);
+  prediction.steps_extrapolated = extrapolated;
   return prediction;
 }
 

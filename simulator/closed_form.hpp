@@ -68,6 +68,7 @@ struct Prediction {
   double seconds = 0;                        // the latest rank's finish
   std::vector<double> rank_finish_seconds;   // per rank
   int steps = 0;
+  int steps_extrapolated = 0;                // closed form: steps of a settled run added in one go, not walked
 };
 
 // Keeps route costs between calls, so a sweep over sizes and algorithms looks each route up once.
@@ -100,8 +101,11 @@ class ClosedFormModel {
   // network where each offset it uses costs the same from every rank: every rank is walked, but
   // per step and template op over arrays indexed by rank (each op's bytes from a table of chunk
   // starts, the route cost once per op), with no per-rank route look-up or record; the same
-  // arithmetic in the same order as the rank-by-rank walk, so the same result. Nothing when a
-  // used offset's cost varies between ranks.
+  // arithmetic in the same order as the rank-by-rank walk. Within a run of steps that are
+  // rotations of one another (ring's reduce-scatter, then its all-gather), once every rank
+  // advances by the same time per step the rest of the run is added in one go
+  // (steps_extrapolated): equal to the walk up to rounding, O(N x steps to settle) instead of
+  // O(N x steps). Nothing when a used offset's cost varies between ranks.
   std::optional<Prediction> predict_circulant(const Schedule& schedule, std::int64_t count, DataType type);
   // An explicit schedule, packed: every rank walked step by step from the packed ops, the same
   // arithmetic in the same order as the windowed walk of predict (which remains for circulant

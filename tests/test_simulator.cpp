@@ -250,10 +250,22 @@ void expect_identical(const Prediction& fast, const Prediction& reference, const
   EXPECT_EQ(fast.steps, reference.steps) << where;
 }
 
+// Equal up to rounding: a settled run of steps added in one go (steps_extrapolated) sums the
+// same durations in another order.
+void expect_equal_up_to_rounding(const Prediction& fast, const Prediction& reference, const std::string& where) {
+  const double tolerance = 1e-11 * reference.seconds;
+  EXPECT_NEAR(fast.seconds, reference.seconds, tolerance) << where;
+  ASSERT_EQ(fast.rank_finish_seconds.size(), reference.rank_finish_seconds.size()) << where;
+  for (std::size_t rank = 0; rank < reference.rank_finish_seconds.size(); ++rank)
+    EXPECT_NEAR(fast.rank_finish_seconds[rank], reference.rank_finish_seconds[rank], tolerance) << where << " rank " << rank;
+  EXPECT_EQ(fast.steps, reference.steps) << where;
+}
+
 TEST(SimulatorClosedForm, UnequalChunksCirculantWalkEqualsTheRankByRankWalk) {
   // Circulant schedules whose chunks differ by one element (count not a multiple of nchunks) are
-  // walked over arrays by rank instead of rank by rank; the arithmetic is the same, in the same
-  // order, so every rank's finish must be equal to the last bit.
+  // walked over arrays by rank instead of rank by rank, and a run of rotated steps that has
+  // settled is added in one go; every rank's finish must agree with the rank-by-rank walk.
+  int extrapolated = 0;
   for (const std::string preset : {"switch:13", "ring:13", "torus2d:3x5", "switch:37,bw=3e9,lat=2e-6"}) {
     const Topology topology = make_preset_topology(preset);
     const int nranks = topology.num_endpoints();
@@ -264,10 +276,33 @@ TEST(SimulatorClosedForm, UnequalChunksCirculantWalkEqualsTheRankByRankWalk) {
         const Schedule walked = explicit_copy(circulant);
         for (std::int64_t count : {std::int64_t{5}, std::int64_t{nranks} * 1000 + 7, std::int64_t{1} << 20}) {
           if (count % circulant.nchunks == 0) continue;
-          expect_identical(model.predict(circulant, count, DataType::float64), model.predict(walked, count, DataType::float64),
-                           fmt::format("{} {} {} count {}", preset, algorithm, name_of(collective), count));
+          const Prediction fast = model.predict(circulant, count, DataType::float64);
+          extrapolated += fast.steps_extrapolated;
+          expect_equal_up_to_rounding(fast, model.predict(walked, count, DataType::float64),
+                                      fmt::format("{} {} {} count {}", preset, algorithm, name_of(collective), count));
         }
       }
+    }
+  }
+  EXPECT_GT(extrapolated, 0) << "no settled run was ever extrapolated";
+}
+
+TEST(SimulatorClosedForm, SettledRingRunsAreExtrapolatedAndAgreeWithTheWalk) {
+  // Ring at N = 1000 with 2^20 + 3 elements: 1000 chunks of 1048 or 1049 elements. Its
+  // reduce-scatter and all-gather are each 999 steps that are rotations of one another; they
+  // settle long before their end, and the rest is added in one go, which must agree with walking
+  // every rank through every step (the explicit copy).
+  for (const std::string preset : {"switch:1000", "ring:1000,bw=5e9,lat=3e-6"}) {
+    const Topology topology = make_preset_topology(preset);
+    ClosedFormModel model(topology, gamma_seconds_per_byte);
+    const Schedule circulant = make_schedule("ring", Collective::allreduce, 1000);
+    const std::int64_t count = (std::int64_t{1} << 20) + 3;
+    for (DataType type : {DataType::float16, DataType::float64}) {
+      const Prediction fast = model.predict(circulant, count, type);
+      EXPECT_GT(fast.steps_extrapolated, 1000) << preset;
+      EXPECT_LT(fast.steps_extrapolated, fast.steps) << preset;
+      expect_equal_up_to_rounding(fast, model.predict(explicit_copy(circulant), count, type),
+                                  fmt::format("{} {}", preset, name_of(type)));
     }
   }
 }
