@@ -19,7 +19,7 @@ namespace {
 // it each); ranks whose chunks differ by one element part by far more.
 constexpr double steady_base_tolerance = 1e-12;
 constexpr double steady_tolerance_per_step = 1e-15;
-// Steadiness is checked every this many steps walked in a run (a check costs about a step).
+// Steadiness is checked every this many steps walked in a run (a check is one more pass over the ranks).
 constexpr int steady_check_interval = 4;
 
 // One op of one circulant step for ranks [first, last), whose peer is self + shift: the transfer
