@@ -151,6 +151,8 @@ std::vector<PairMeasurement> measure_ping_pong(Communicator& comm, const Measure
   for (const auto& [first, second] : pairs_to_measure(comm.size())) {
     std::vector<double> payload(options.sizes.size() * 3, 0.0);  // iterations, median, min per size
     for (std::size_t i = 0; i < options.sizes.size(); ++i) {
+      if (options.fault && (comm.rank() == first || comm.rank() == second))
+        options.fault->at_round(comm, "calibration ping-pong", i, static_cast<std::size_t>(options.sizes[i]));
       if (comm.rank() == first) {
         const PingPongSample sample = ping_pong_first(comm, buffers, options.sizes[i], second, options);
         payload[3 * i] = sample.iterations;

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <stdexcept>
 
 #include "calibrated_topology.hpp"
@@ -155,7 +156,7 @@ int refit_from_report(const CalibrateArguments& arguments) {
 }
 
 int run_calibrate(Communicator& comm, const CalibrateArguments& arguments, const std::vector<std::int64_t>& sizes,
-                  const std::string& backend) {
+                  const std::string& backend, const std::optional<FaultSpec>& fault_spec) {
   if (comm.size() < 2)
     throw std::invalid_argument(fmt::format(
         "calibration needs at least 2 ranks to measure transfers, got {}; run 'mpiexec -n 2 ringlab calibrate ...' or "
@@ -163,7 +164,8 @@ int run_calibrate(Communicator& comm, const CalibrateArguments& arguments, const
         comm.size()));
   const bench::MachineInfo machine =
       bench::describe_machine(backend == "mpi" ? std::optional(mpi_library_name()) : std::nullopt);
-  calibration::MeasureOptions options{sizes, arguments.min_seconds_per_size, arguments.timeout_seconds};
+  FaultInjector fault(fault_spec);
+  calibration::MeasureOptions options{sizes, arguments.min_seconds_per_size, arguments.timeout_seconds, &fault};
   calibration::Measurements measurements;
   measurements.pairs = calibration::measure_ping_pong(comm, options);
   measurements.concurrent =
@@ -238,8 +240,9 @@ CommandRunner add_calibrate_command(CLI::App& app, const std::string& command_li
     if (parse_size(arguments->alpha_max_bytes) < 0 || parse_size(arguments->beta_min_bytes) < 0)
       throw std::invalid_argument("--alpha-max-bytes and --beta-min-bytes must not be negative");
     bench::check_output_path(arguments->json, arguments->force);
+    const std::optional<FaultSpec> fault = fault_from_environment();
     return run_ranks(backend, arguments->ranks, [&](Communicator& comm) {
-      return run_calibrate(comm, *arguments, sizes, backend);
+      return run_calibrate(comm, *arguments, sizes, backend, fault);
     });
   };
 }

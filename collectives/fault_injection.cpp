@@ -86,14 +86,25 @@ std::string describe(const FaultSpec& spec) {
                      spec.step, spec.min_bytes);
 }
 
-void FaultInjector::at_step(Communicator& comm, const RankPlan& plan, std::size_t step, std::size_t bytes) {
+bool FaultInjector::due(const Communicator& comm, std::size_t step, std::size_t bytes) {
   // The rank test comes first: only the chosen rank ever touches fired_.
   if (!spec_ || comm.rank() != spec_->rank || fired_ || static_cast<std::int64_t>(step) != spec_->step ||
       static_cast<std::int64_t>(bytes) < spec_->min_bytes)
-    return;
+    return false;
   fired_ = true;
-  const std::string where =
-      fmt::format("{} {} step {} ({} bytes)", plan.algorithm, name_of(plan.collective), step, bytes);
+  return true;
+}
+
+void FaultInjector::at_step(Communicator& comm, const RankPlan& plan, std::size_t step, std::size_t bytes) {
+  if (due(comm, step, bytes))
+    act(comm, fmt::format("{} {} step {} ({} bytes)", plan.algorithm, name_of(plan.collective), step, bytes));
+}
+
+void FaultInjector::at_round(Communicator& comm, std::string_view measurement, std::size_t round, std::size_t bytes) {
+  if (due(comm, round, bytes)) act(comm, fmt::format("{} round {} ({} bytes)", measurement, round, bytes));
+}
+
+void FaultInjector::act(Communicator& comm, const std::string& where) const {
   switch (spec_->action) {
     case FaultAction::stall: {
       // Stops communicating (posts nothing, answers nothing) for stall_seconds, or until the job

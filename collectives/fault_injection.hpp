@@ -37,7 +37,7 @@ inline constexpr const char* fault_environment_variable = "RINGLAB_FAULT";
 FaultSpec parse_fault_spec(std::string_view text);
 std::string describe(const FaultSpec& spec);
 
-// One per rank: acts once, at the first step boundary that matches the spec. Not thread-safe
+// One per rank: acts once, at the first step boundary (or measurement round) that matches the spec. Not thread-safe
 // (each rank owns its own).
 class FaultInjector {
  public:
@@ -45,8 +45,14 @@ class FaultInjector {
   explicit FaultInjector(std::optional<FaultSpec> spec) : spec_(spec) {}
   // Called by the executor before it posts step `step` of a call moving `bytes` bytes.
   void at_step(Communicator& comm, const RankPlan& plan, std::size_t step, std::size_t bytes);
+  // Called by a measurement outside the executor (calibration's ping-pong) before its round
+  // `round` (the spec's step) of `bytes`-byte messages; `measurement` names it in the messages.
+  void at_round(Communicator& comm, std::string_view measurement, std::size_t round, std::size_t bytes);
 
  private:
+  bool due(const Communicator& comm, std::size_t step, std::size_t bytes);  // marks it fired when it is
+  void act(Communicator& comm, const std::string& where) const;
+
   std::optional<FaultSpec> spec_;
   bool fired_ = false;
 };

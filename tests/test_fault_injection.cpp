@@ -43,6 +43,30 @@ TEST(FaultSpec, RefusesBadSpecsNamingTheField) {
   EXPECT_NE(message_of("rank=1,step,action=stall").find("'step' is not key=value"), std::string::npos);
 }
 
+// A measurement outside the executor (calibration's ping-pong) asks at_round: the fault acts once,
+// on its rank, at its round and not below its bytes, naming the measurement and the round.
+TEST(FaultInjector, AtRoundActsOnceOnTheChosenRankRoundAndSize) {
+  run_threads(2, [](Communicator& comm) {
+    FaultInjector fault(parse_fault_spec("rank=1,step=2,bytes=64,action=fail"));
+    std::vector<std::string> failures;
+    for (std::size_t round = 0; round < 4; ++round) {
+      for (std::size_t bytes : {std::size_t{32}, std::size_t{64}, std::size_t{128}}) {
+        try {
+          fault.at_round(comm, "calibration ping-pong", round, bytes);
+        } catch (const std::runtime_error& error) {
+          failures.push_back(error.what());
+        }
+      }
+    }
+    if (comm.rank() == 0) {
+      EXPECT_TRUE(failures.empty());
+    } else {
+      ASSERT_EQ(failures.size(), 1u);
+      EXPECT_EQ(failures[0], "fault injected: failing at calibration ping-pong round 2 (64 bytes)");
+    }
+  });
+}
+
 struct RankEnd {
   bool failed = false;
   std::string message;
