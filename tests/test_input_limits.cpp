@@ -109,6 +109,21 @@ TEST_F(InputLimits, StepSweepUpToTheLargestSizeDoesNotOverflow) {
   EXPECT_GT(sizes.back().bytes, sizes[1].bytes);
 }
 
+// Found by fuzz_bench_options in CI (2026-12-04): `-b 64M -f 1` (and -e 64M, its default) passed
+// the factor check, which only refuses a factor below 2 when the sweep has more than one size,
+// and then multiplied 64M by 1 for ever. Every factor below 2 now gives the one size.
+TEST_F(InputLimits, OneSizeSweepWithAFactorBelowTwoEnds) {
+  for (std::int64_t factor : {1, 0, -3}) {
+    bench::BenchOptions options;
+    options.min_bytes = 64 << 20;
+    options.max_bytes = 64 << 20;
+    options.step_factor = factor;
+    const auto sizes = bench::sweep_sizes(options, nullptr);
+    ASSERT_EQ(sizes.size(), 1u) << "-f " << factor;
+    EXPECT_EQ(sizes.front().bytes, 64 << 20) << "-f " << factor;
+  }
+}
+
 #ifdef RINGLAB_HAVE_TRAINING
 // A 32-byte header: "RLMI", then version, records, height, width, channels, classes, label bytes.
 void write_mini_header(const fs::path& path, std::uint32_t records, std::uint32_t height, std::uint32_t width) {

@@ -37,7 +37,9 @@ std::vector<SweepSize> sweep_sizes(const BenchOptions& options, std::vector<std:
       if (bytes > options.max_bytes - options.step_bytes) break;
       bytes += options.step_bytes;
     } else {
-      if (bytes == 0) break;
+      // A factor below 2 passed the check above only for a one-size sweep (-b = -e): it would
+      // never grow (-f 1) or would flip the sign, so stop after that size.
+      if (bytes == 0 || options.step_factor < 2) break;
       if (bytes > options.max_bytes / options.step_factor) break;
       bytes *= options.step_factor;
     }
