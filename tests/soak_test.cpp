@@ -29,6 +29,15 @@ namespace {
 // tens of thousands of calls (a leaked 4 KiB buffer per call would add hundreds of MiB), above allocator noise.
 constexpr std::int64_t rss_growth_bound_kib = 8 * 1024;
 
+// Under AddressSanitizer freed memory waits in a quarantine (256 MiB by default) before it is
+// reused, so RSS grows by design (+10 MiB after the warm-up in a fresh-clone CI run, 2026-12-04);
+// there LeakSanitizer checks for leaks at exit instead, and the RSS bound is not asserted.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool rss_growth_is_checked = false;
+#else
+constexpr bool rss_growth_is_checked = true;
+#endif
+
 std::int64_t resident_kib() {
   std::ifstream status("/proc/self/status");
   std::string key;
@@ -127,7 +136,10 @@ TEST(Soak, EveryAlgorithmMixedSizesNoWrongElementNoGrowth) {
               static_cast<long long>(rss_growth_bound_kib));
   EXPECT_GT(rounds, warmup_rounds);
   EXPECT_EQ(total.wrong, 0);
-  EXPECT_LT(rss_after - rss_before, rss_growth_bound_kib);
+  if (rss_growth_is_checked)
+    EXPECT_LT(rss_after - rss_before, rss_growth_bound_kib);
+  else
+    std::printf("soak: RSS growth not asserted under AddressSanitizer (its quarantine); LeakSanitizer checks leaks at exit\n");
 }
 
 }  // namespace
