@@ -9,18 +9,17 @@
 #include <stdexcept>
 
 #include "job_footprint.hpp"
+#include "rotated_run.hpp"
 #include "schedule_walk.hpp"
 
 namespace ringlab::simulator {
 namespace {
 
-// How far the ranks' step-to-step advances may spread, relative to the largest finish time, and
-// still count as one value: the base, plus what rounding may add per step walked (about 1e-16 of
-// it each); ranks whose chunks differ by one element part by far more.
-constexpr double steady_base_tolerance = 1e-12;
-constexpr double steady_tolerance_per_step = 1e-15;
-// Steadiness is checked every this many steps walked in a run (a check is one more pass over the ranks).
-constexpr int steady_check_interval = 4;
+// How far two ranks' step-to-step advances may differ, relative to the largest finish time, and
+// still count as one value (rotated_run.hpp): about ten times the rounding of a finish time;
+// ranks whose chunks differ by one element part by far more. Larger tolerances merge real
+// differences and move single ranks' finishes by up to steps x tolerance.
+constexpr double advance_tolerance = 1e-15;
 
 // One op of one circulant step for ranks [first, last), whose peer is self + shift: the transfer
 // starts when both have finished the step before (finish) and lasts latency + the slower of the
@@ -152,9 +151,9 @@ std::optional<Prediction> ClosedFormModel::predict_circulant(const Schedule& sch
   // rank r's loads in a step are rank r + frame's in the run's first step, frame being the turns
   // so far: the walk keeps `finish` in that frame (finish[r] is rank r + frame's), reuses the first
   // step's loads, and does the same arithmetic on the same values as a walk in rank order.
-  // Once every rank advances by the same time d in a step of a run whose next k steps turn by the
-  // same q, the walk is the same max-plus operator again and again in that frame, and a max-plus
-  // operator commutes with adding a constant: those k steps add k d to every rank (extrapolated).
+  // In that frame every step of the run is the same max-plus operator: after the run's first two
+  // steps, walk_rotated_run computes only the ranks whose sources advanced unevenly, and once none
+  // is left adds the rest of the run in one go (extrapolated).
   const std::vector<std::optional<std::int64_t>> rotation = rotations_between_steps(schedule);
   std::vector<std::size_t> run_end(steps.size());  // first step after `step` that turns otherwise
   for (std::size_t step = steps.size(); step-- > 0;)
@@ -166,8 +165,7 @@ std::optional<Prediction> ClosedFormModel::predict_circulant(const Schedule& sch
   std::size_t frame = 0;
   bool loads_of_run = false;  // the loads are those of the current run's first step
   int extrapolated = 0;
-  int walked = 0;
-  int walked_in_run = 0;
+  int walked_in_run = 0;  // steps of the run walked after its first
   // finish[r] becomes rank r + frame's finish plus `advance`, then frame is 0.
   auto to_rank_order = [&](double advance) {
     for (std::size_t self = 0; self < nranks; ++self)
@@ -177,40 +175,30 @@ std::optional<Prediction> ClosedFormModel::predict_circulant(const Schedule& sch
   };
   for (std::size_t step = 0; step < steps.size(); ++step) {
     if (loads_of_run && rotation[step]) {
-      // Turn the frame by q: finish[r] becomes finish[r - q]. Every few steps of a run, first the
-      // advance of each rank in the step just walked (next_finish: before it) decides steadiness.
       const auto q = static_cast<std::size_t>(*rotation[step] % schedule.nranks);
-      const bool check = ++walked_in_run % steady_check_interval == 0;
-      double low = std::numeric_limits<double>::infinity();
-      double high = -low;
-      double largest = 0;
-      auto compare = [&](std::size_t first, std::size_t last, std::size_t from) {
-        for (std::size_t self = first; self < last; ++self, ++from) {
-          const double advance = finish[from] - next_finish[self];
-          low = std::min(low, advance);
-          high = std::max(high, advance);
-          largest = std::max(largest, finish[from]);
+      if (walked_in_run > 0) {
+        // The run's first two steps are walked: its rest, slot by uneven slot (rotated_run.hpp).
+        std::vector<RotatedRunOp> ops;
+        for (std::size_t i = 0; i < steps[step].size(); ++i) {
+          const Op& op = steps[step][i];
+          ops.push_back({static_cast<std::size_t>(op.peer % schedule.nranks), op.kind == OpKind::send,
+                         routes->of(step)[i].latency_seconds});
         }
-      };
-      if (check) {
-        compare(0, q, nranks - q);
-        compare(q, nranks, 0);
-      }
-      std::copy(finish.end() - static_cast<std::ptrdiff_t>(q), finish.end(), next_finish.begin());
-      std::copy(finish.begin(), finish.end() - static_cast<std::ptrdiff_t>(q), next_finish.begin() + static_cast<std::ptrdiff_t>(q));
-      finish.swap(next_finish);
-      frame = frame + q < nranks ? frame + q : frame + q - nranks;
-      const std::size_t skipped = run_end[step] - step;
-      const double tolerance = (steady_base_tolerance + steady_tolerance_per_step * walked) * largest;
-      if (check && high - low <= tolerance) {
-        // Steps [step, run_end) each add `low` and turn the frame by q.
-        frame = static_cast<std::size_t>((frame + (skipped % nranks) * q) % nranks);
-        to_rank_order(static_cast<double>(skipped) * low);
-        extrapolated += static_cast<int>(skipped);
+        const int rest = static_cast<int>(run_end[step] - step);
+        const RotatedRunWalk run = walk_rotated_run({outgoing, incoming, reduced}, ops, q, gamma_seconds_per_byte_,
+                                                    rest, finish, next_finish, advance_tolerance);
+        extrapolated += run.steps_extrapolated;
+        frame = static_cast<std::size_t>((frame + (static_cast<std::size_t>(rest) % nranks) * q) % nranks);
         loads_of_run = false;
         step = run_end[step] - 1;
         continue;
       }
+      // Turn the frame by q: finish[r] becomes finish[r - q].
+      ++walked_in_run;
+      std::copy(finish.end() - static_cast<std::ptrdiff_t>(q), finish.end(), next_finish.begin());
+      std::copy(finish.begin(), finish.end() - static_cast<std::ptrdiff_t>(q), next_finish.begin() + static_cast<std::ptrdiff_t>(q));
+      finish.swap(next_finish);
+      frame = frame + q < nranks ? frame + q : frame + q - nranks;
     } else {
       if (frame != 0) to_rank_order(0.0);
       loads_of_run = true;
@@ -237,7 +225,6 @@ std::optional<Prediction> ClosedFormModel::predict_circulant(const Schedule& sch
         }
       }
     }
-    ++walked;
     // When each transfer ends, hence each rank's step: a send's receiver and a receive's sender
     // both sit at rank + peer.
     std::copy(finish.begin(), finish.end(), next_finish.begin());

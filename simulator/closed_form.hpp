@@ -102,10 +102,11 @@ class ClosedFormModel {
   // per step and template op over arrays indexed by rank (each op's bytes from a table of chunk
   // starts, the route cost once per op), with no per-rank route look-up or record; the same
   // arithmetic in the same order as the rank-by-rank walk. Within a run of steps that are
-  // rotations of one another (ring's reduce-scatter, then its all-gather), once every rank
-  // advances by the same time per step the rest of the run is added in one go
-  // (steps_extrapolated): equal to the walk up to rounding, O(N x steps to settle) instead of
-  // O(N x steps). Nothing when a used offset's cost varies between ranks.
+  // rotations of one another (ring's reduce-scatter, then its all-gather), after its first two
+  // steps only the ranks whose sources advanced unevenly are computed, the others advanced by
+  // their last advance, and once none is uneven the rest of the run is added in one go
+  // (steps_extrapolated; rotated_run.hpp): equal to the walk up to rounding, O(N + steps x uneven
+  // ranks) per run instead of O(N x steps). Nothing when a used offset's cost varies between ranks.
   std::optional<Prediction> predict_circulant(const Schedule& schedule, std::int64_t count, DataType type);
   // An explicit schedule, packed: every rank walked step by step from the packed ops, the same
   // arithmetic in the same order as the windowed walk of predict (which remains for circulant

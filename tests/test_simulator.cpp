@@ -18,6 +18,7 @@
 #include "job_footprint.hpp"
 #include "presets.hpp"
 #include "route_costs.hpp"
+#include "routing.hpp"
 
 namespace ringlab {
 namespace {
@@ -176,6 +177,35 @@ TEST(SimulatorClosedForm, UsesTheBottleneckOfEachRoute) {
               6 * (count / 4 * 4.0) / 5e9, 1e-15);
 }
 
+TEST(SimulatorClosedForm, RouteCostsThroughASwitchEqualTheRoutersRoutes) {
+  // Ranks with one link, to a switch, share that switch's row of costs (route_costs.hpp); every
+  // pair must still cost what the Router's route says: exactly where the switch reaches the
+  // destination over one link, up to rounding where over more (the latency is summed in another
+  // order). Mixed networks (nvswitch x nodes: GPUs with two links) and relaying endpoints (ring)
+  // take the per-offset rows.
+  for (const std::string preset : {"switch:9,bw=7e9,lat=3e-7", "pcie-tree,switches=3,gpus_per_switch=3,uplink_bw=4e9",
+                                   "host-shm:6,cores=2", "nvswitch:4,nodes:3", "ring:7", "torus2d:3x3"}) {
+    const Topology topology = make_preset_topology(preset);
+    simulator::RouteCosts costs(topology);
+    Router router(topology);
+    for (int pass = 0; pass < 2; ++pass) {  // the first pass fills the caches, the second reads them
+      for (int source = 0; source < topology.num_endpoints(); ++source) {
+        for (int destination = 0; destination < topology.num_endpoints(); ++destination) {
+          const Route route = router.route(source, destination);
+          const simulator::RouteCost cost = costs.between(source, destination);
+          const double per_byte = route.bottleneck_bandwidth < unlimited_capacity ? 1 / route.bottleneck_bandwidth : 0.0;
+          const std::string where = fmt::format("{}: {} -> {}", preset, source, destination);
+          EXPECT_EQ(cost.seconds_per_byte, per_byte) << where;
+          if (route.hops() <= 2) {
+            EXPECT_EQ(cost.latency_seconds, route.latency) << where;
+          }
+          EXPECT_NEAR(cost.latency_seconds, route.latency, 1e-15 * route.latency) << where;
+        }
+      }
+    }
+  }
+}
+
 TEST(SimulatorClosedForm, IsDeterministicAndAcceptsFewerRanksThanEndpoints) {
   const Topology topology = make_preset_topology("torus2d:3x4");
   ClosedFormModel model(topology);
@@ -303,6 +333,29 @@ TEST(SimulatorClosedForm, SettledRingRunsAreExtrapolatedAndAgreeWithTheWalk) {
       EXPECT_LT(fast.steps_extrapolated, fast.steps) << preset;
       expect_equal_up_to_rounding(fast, model.predict(explicit_copy(circulant), count, type),
                                   fmt::format("{} {}", preset, name_of(type)));
+    }
+  }
+}
+
+TEST(SimulatorClosedForm, OneOddChunkWalkEqualsTheRankByRankWalk) {
+  // One chunk one element larger than the rest (count = N k + 1), or one smaller (N k + N - 1):
+  // the delay it causes spreads over the ranks for about N / 2 steps of each run, and only the
+  // ranks at its edges are computed step by step (rotated_run.hpp). Every rank's finish must agree
+  // with walking every rank through every step, and the runs must still end in one go.
+  for (const std::string preset : {"switch:601", "ring:601,bw=5e9,lat=3e-6"}) {
+    const Topology topology = make_preset_topology(preset);
+    ClosedFormModel model(topology, gamma_seconds_per_byte);
+    for (const char* algorithm : {"ring", "interval_paired"}) {
+      const Schedule circulant = make_schedule(algorithm, Collective::allreduce, 601);
+      const Schedule walked = explicit_copy(circulant);
+      for (const std::int64_t count : {std::int64_t{601} * 97 + 1, std::int64_t{601} * 97 + 600}) {
+        const Prediction fast = model.predict(circulant, count, DataType::float32);
+        expect_equal_up_to_rounding(fast, model.predict(walked, count, DataType::float32),
+                                    fmt::format("{} {} count {}", preset, algorithm, count));
+        if (std::string(algorithm) == "ring") {
+          EXPECT_GT(fast.steps_extrapolated, 0) << preset << " count " << count;
+        }
+      }
     }
   }
 }
