@@ -9,7 +9,37 @@ RouteCosts::RouteCosts(const Topology& topology, std::size_t cache_budget_bytes)
     : router_(topology),
       nranks_(topology.num_endpoints()),
       max_rows_(cache_budget_bytes / (std::max<std::size_t>(1, static_cast<std::size_t>(nranks_)) * sizeof(RouteCost))),
-      rows_by_offset_(static_cast<std::size_t>(nranks_)) {}
+      rows_by_offset_(static_cast<std::size_t>(nranks_)),
+      uplinks_(uplinks_of(topology, switches_)),
+      switch_rows_(switches_.size()) {}
+
+std::vector<RouteCosts::Uplink> RouteCosts::uplinks_of(const Topology& topology, std::vector<NodeId>& switches) {
+  std::vector<Uplink> uplinks(static_cast<std::size_t>(topology.num_endpoints()));
+  if (topology.endpoints_forward()) return uplinks;  // the Router routes such ranks by their own tree
+  std::vector<int> links_out(static_cast<std::size_t>(topology.num_nodes()), 0);
+  std::vector<DirectedLinkId> last_out(links_out.size(), -1);
+  for (DirectedLinkId id = 0; id < topology.num_directed_links(); ++id) {
+    const auto from = static_cast<std::size_t>(topology.directed_link(id).from);
+    ++links_out[from];
+    last_out[from] = id;
+  }
+  std::vector<int> row_of_switch(links_out.size(), -1);
+  for (int rank = 0; rank < topology.num_endpoints(); ++rank) {
+    const auto node = static_cast<std::size_t>(topology.endpoint_node(rank));
+    if (links_out[node] != 1) continue;
+    const DirectedLink& link = topology.directed_link(last_out[node]);
+    const Node& hub = topology.node(link.to);
+    if (hub.kind != NodeKind::switch_node) continue;
+    int& row = row_of_switch[static_cast<std::size_t>(link.to)];
+    if (row < 0) {
+      row = static_cast<int>(switches.size());
+      switches.push_back(link.to);
+    }
+    // The switch is interior to every route that leaves by this link for another rank.
+    uplinks[static_cast<std::size_t>(rank)] = {row, link.latency, std::min(link.bandwidth, hub.capacity)};
+  }
+  return uplinks;
+}
 
 RouteCost RouteCosts::compute(int source_rank, int destination_rank) {
   const Route route = router_.route(source_rank, destination_rank);
@@ -20,8 +50,26 @@ RouteCost RouteCosts::compute(int source_rank, int destination_rank) {
 RouteCost RouteCosts::look_up(int source_rank, int destination_rank) {
   if (source_rank < 0 || source_rank >= nranks_ || destination_rank < 0 || destination_rank >= nranks_)
     return compute(source_rank, destination_rank);  // the Router names the bad rank
-  const auto offset = static_cast<std::size_t>((destination_rank - source_rank + nranks_) % nranks_);
   const auto source = static_cast<std::size_t>(source_rank);
+  const Uplink& uplink = uplinks_[source];
+  if (uplink.row >= 0 && source_rank != destination_rank) {
+    std::vector<SwitchRoute>& row = switch_rows_[static_cast<std::size_t>(uplink.row)];
+    const auto destination = static_cast<std::size_t>(destination_rank);
+    if (row.empty() && cached_rows_ < max_rows_) {
+      row.assign(static_cast<std::size_t>(nranks_), SwitchRoute{});
+      ++cached_rows_;
+    }
+    SwitchRoute rest;
+    if (!row.empty()) rest = row[destination];
+    if (rest.latency_seconds < 0) {
+      const Route route = router_.route_between_nodes(switches_[static_cast<std::size_t>(uplink.row)],
+                                                      router_.topology().endpoint_node(destination_rank));
+      rest = {route.latency, route.bottleneck_bandwidth};
+      if (!row.empty()) row[destination] = rest;
+    }
+    return through(uplink, rest);
+  }
+  const auto offset = static_cast<std::size_t>((destination_rank - source_rank + nranks_) % nranks_);
   std::vector<RouteCost>& row = rows_by_offset_[offset];
   if (row.empty()) {
     if (cached_rows_ >= max_rows_) return compute(source_rank, destination_rank);

@@ -6,8 +6,16 @@
 // by rank offset (d - s) mod N, so a circulant schedule, whose peers sit at a few fixed offsets,
 // fills a few rows of N entries. Rows are kept up to a memory budget; past it costs are computed
 // from the Router on every call (correct, slower).
+// A rank whose endpoint relays nothing and has one link, to a switch (every rank of switch:N,
+// pcie-tree, host-shm), reaches any other rank over that link and then the switch's route:
+// such ranks share one row per switch, the costs from the switch to each rank, so a schedule
+// whose peers sit at many different offsets (halving_doubling folded at N not a power of two)
+// still costs one look-up per transfer. Its latency is the link's plus the row's, summed in that
+// order (the Router sums link by link: equal up to rounding when the switch's route has two or
+// more links).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <optional>
 #include <vector>
@@ -30,6 +38,12 @@ class RouteCosts {
   // Ranks are endpoint indices; throws std::out_of_range for a rank the topology lacks.
   RouteCost between(int source_rank, int destination_rank) {
     if (source_rank >= 0 && source_rank < nranks_ && destination_rank >= 0 && destination_rank < nranks_) {
+      const Uplink& uplink = uplinks_[static_cast<std::size_t>(source_rank)];
+      if (uplink.row >= 0 && source_rank != destination_rank) {
+        const auto& row = switch_rows_[static_cast<std::size_t>(uplink.row)];
+        if (!row.empty() && row[static_cast<std::size_t>(destination_rank)].latency_seconds >= 0)
+          return through(uplink, row[static_cast<std::size_t>(destination_rank)]);
+      }
       const int offset = destination_rank - source_rank;
       const auto& row = rows_by_offset_[static_cast<std::size_t>(offset < 0 ? offset + nranks_ : offset)];
       if (!row.empty() && row[static_cast<std::size_t>(source_rank)].latency_seconds >= 0)
@@ -49,12 +63,31 @@ class RouteCosts {
   RouteCost look_up(int source_rank, int destination_rank);  // fills the cache
   RouteCost compute(int source_rank, int destination_rank);
 
+  // A rank's only link, to a switch, when it relays nothing; row -1 otherwise.
+  struct Uplink {
+    int row = -1;                // its switch's entry in switch_rows_
+    double latency_seconds = 0;  // the link's
+    double bandwidth = 0;        // the link's, and the switch's capacity when limited
+  };
+  struct SwitchRoute {  // from a switch to a rank
+    double latency_seconds = -1;  // negative: not yet known
+    double bottleneck_bandwidth = 0;
+  };
+  static RouteCost through(const Uplink& uplink, const SwitchRoute& rest) {
+    const double bandwidth = std::min(uplink.bandwidth, rest.bottleneck_bandwidth);
+    return {uplink.latency_seconds + rest.latency_seconds, bandwidth < unlimited_capacity ? 1.0 / bandwidth : 0.0};
+  }
+  static std::vector<Uplink> uplinks_of(const Topology& topology, std::vector<NodeId>& switches);
+
   Router router_;
   int nranks_;
   std::size_t max_rows_;
   std::size_t cached_rows_ = 0;
   // rows_by_offset_[(d - s) mod N][s]; an empty row is not cached, a negative latency not yet known.
   std::vector<std::vector<RouteCost>> rows_by_offset_;
+  std::vector<NodeId> switches_;                       // [Uplink::row]: the switch
+  std::vector<Uplink> uplinks_;                        // [rank]
+  std::vector<std::vector<SwitchRoute>> switch_rows_;  // [Uplink::row][rank]; empty: not cached
   enum class Uniformity : unsigned char { unknown, uniform, varies };
   std::vector<Uniformity> uniformity_by_offset_;  // allocated on the first uniform_cost call
 };
