@@ -9,7 +9,9 @@
 namespace ringlab::training {
 
 struct SgdOptions {
-  float learning_rate = 0.01f;
+  // 0.005: at 0.01 the VGG-style models (momentum 0.9, no normalisation layers) diverged in one of
+  // two 150-step runs at N = 4 (docs/training.md, "Accuracy"); at 0.005 and 0.002 none did.
+  float learning_rate = 0.005f;
   float momentum = 0.9f;
   float weight_decay = 5e-4f;
 };
