@@ -36,7 +36,8 @@ std::vector<RouteCosts::Uplink> RouteCosts::uplinks_of(const Topology& topology,
       switches.push_back(link.to);
     }
     // The switch is interior to every route that leaves by this link for another rank.
-    uplinks[static_cast<std::size_t>(rank)] = {row, link.latency, std::min(link.bandwidth, hub.capacity)};
+    const double bandwidth = std::min(link.bandwidth, hub.capacity);
+    uplinks[static_cast<std::size_t>(rank)] = {row, {link.latency, bandwidth < unlimited_capacity ? 1.0 / bandwidth : 0.0}};
   }
   return uplinks;
 }
@@ -56,15 +57,15 @@ RouteCost RouteCosts::look_up(int source_rank, int destination_rank) {
     std::vector<SwitchRoute>& row = switch_rows_[static_cast<std::size_t>(uplink.row)];
     const auto destination = static_cast<std::size_t>(destination_rank);
     if (row.empty() && cached_rows_ < max_rows_) {
-      row.assign(static_cast<std::size_t>(nranks_), SwitchRoute{});
+      row.assign(static_cast<std::size_t>(nranks_), SwitchRoute{-1.0, 0.0});
       ++cached_rows_;
     }
-    SwitchRoute rest;
+    SwitchRoute rest{-1.0, 0.0};
     if (!row.empty()) rest = row[destination];
     if (rest.latency_seconds < 0) {
       const Route route = router_.route_between_nodes(switches_[static_cast<std::size_t>(uplink.row)],
                                                       router_.topology().endpoint_node(destination_rank));
-      rest = {route.latency, route.bottleneck_bandwidth};
+      rest = {route.latency, route.bottleneck_bandwidth < unlimited_capacity ? 1.0 / route.bottleneck_bandwidth : 0.0};
       if (!row.empty()) row[destination] = rest;
     }
     return through(uplink, rest);

@@ -64,18 +64,16 @@ class RouteCosts {
   RouteCost compute(int source_rank, int destination_rank);
 
   // A rank's only link, to a switch, when it relays nothing; row -1 otherwise.
+  // Costs as RouteCost: seconds per byte = 1 / bandwidth (0 when unlimited), so that the
+  // bottleneck's, 1 / min(a, b), is max(1 / a, 1 / b), the same double, with no division per call.
   struct Uplink {
     int row = -1;                // its switch's entry in switch_rows_
-    double latency_seconds = 0;  // the link's
-    double bandwidth = 0;        // the link's, and the switch's capacity when limited
+    RouteCost link;              // the link's, with the switch's capacity when limited
   };
-  struct SwitchRoute {  // from a switch to a rank
-    double latency_seconds = -1;  // negative: not yet known
-    double bottleneck_bandwidth = 0;
-  };
+  using SwitchRoute = RouteCost;  // from a switch to a rank; a negative latency: not yet known
   static RouteCost through(const Uplink& uplink, const SwitchRoute& rest) {
-    const double bandwidth = std::min(uplink.bandwidth, rest.bottleneck_bandwidth);
-    return {uplink.latency_seconds + rest.latency_seconds, bandwidth < unlimited_capacity ? 1.0 / bandwidth : 0.0};
+    return {uplink.link.latency_seconds + rest.latency_seconds,
+            std::max(uplink.link.seconds_per_byte, rest.seconds_per_byte)};
   }
   static std::vector<Uplink> uplinks_of(const Topology& topology, std::vector<NodeId>& switches);
 
