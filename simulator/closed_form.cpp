@@ -166,10 +166,10 @@ std::optional<Prediction> ClosedFormModel::predict_circulant(const Schedule& sch
   bool loads_of_run = false;  // the loads are those of the current run's first step
   int extrapolated = 0;
   int walked_in_run = 0;  // steps of the run walked after its first
-  // finish[r] becomes rank r + frame's finish plus `advance`, then frame is 0.
-  auto to_rank_order = [&](double advance) {
+  // finish[r] becomes rank r + frame's finish, then frame is 0.
+  auto to_rank_order = [&] {
     for (std::size_t self = 0; self < nranks; ++self)
-      next_finish[self] = finish[self + frame < nranks ? self + frame : self + frame - nranks] + advance;
+      next_finish[self] = finish[self + frame < nranks ? self + frame : self + frame - nranks];
     finish.swap(next_finish);
     frame = 0;
   };
@@ -200,7 +200,7 @@ std::optional<Prediction> ClosedFormModel::predict_circulant(const Schedule& sch
       finish.swap(next_finish);
       frame = frame + q < nranks ? frame + q : frame + q - nranks;
     } else {
-      if (frame != 0) to_rank_order(0.0);
+      if (frame != 0) to_rank_order();
       loads_of_run = true;
       walked_in_run = 0;
       std::fill(outgoing.begin(), outgoing.end(), 0.0);
@@ -247,7 +247,7 @@ std::optional<Prediction> ClosedFormModel::predict_circulant(const Schedule& sch
     for (std::size_t self = 0; self < nranks; ++self) next_finish[self] += gamma_seconds_per_byte_ * reduced[self];
     finish.swap(next_finish);  // finish: after this step; next_finish: before it
   }
-  if (frame != 0) to_rank_order(0.0);
+  if (frame != 0) to_rank_order();
   Prediction prediction;
   prediction.steps = static_cast<int>(steps.size());
   prediction.seconds = finish.empty() ? 0.0 : *std::max_element(finish.begin(), finish.end());

@@ -4,6 +4,12 @@
 #include <stdexcept>
 
 namespace ringlab::simulator {
+namespace {
+
+// 1 / bandwidth, 0 for an unlimited one (a route with no link).
+double seconds_per_byte_of(double bandwidth) { return bandwidth < unlimited_capacity ? 1.0 / bandwidth : 0.0; }
+
+}  // namespace
 
 RouteCosts::RouteCosts(const Topology& topology, std::size_t cache_budget_bytes)
     : router_(topology),
@@ -37,15 +43,14 @@ std::vector<RouteCosts::Uplink> RouteCosts::uplinks_of(const Topology& topology,
     }
     // The switch is interior to every route that leaves by this link for another rank.
     const double bandwidth = std::min(link.bandwidth, hub.capacity);
-    uplinks[static_cast<std::size_t>(rank)] = {row, {link.latency, bandwidth < unlimited_capacity ? 1.0 / bandwidth : 0.0}};
+    uplinks[static_cast<std::size_t>(rank)] = {row, {link.latency, seconds_per_byte_of(bandwidth)}};
   }
   return uplinks;
 }
 
 RouteCost RouteCosts::compute(int source_rank, int destination_rank) {
   const Route route = router_.route(source_rank, destination_rank);
-  const double per_byte = route.bottleneck_bandwidth < unlimited_capacity ? 1.0 / route.bottleneck_bandwidth : 0.0;
-  return {route.latency, per_byte};
+  return {route.latency, seconds_per_byte_of(route.bottleneck_bandwidth)};
 }
 
 RouteCost RouteCosts::look_up(int source_rank, int destination_rank) {
@@ -65,7 +70,7 @@ RouteCost RouteCosts::look_up(int source_rank, int destination_rank) {
     if (rest.latency_seconds < 0) {
       const Route route = router_.route_between_nodes(switches_[static_cast<std::size_t>(uplink.row)],
                                                       router_.topology().endpoint_node(destination_rank));
-      rest = {route.latency, route.bottleneck_bandwidth < unlimited_capacity ? 1.0 / route.bottleneck_bandwidth : 0.0};
+      rest = {route.latency, seconds_per_byte_of(route.bottleneck_bandwidth)};
       if (!row.empty()) row[destination] = rest;
     }
     return through(uplink, rest);
