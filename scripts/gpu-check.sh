@@ -6,14 +6,15 @@
 #      RINGLAB_NCCL_ROOT or the nvidia.nccl pip wheel);
 #   2. the GPU tests (those of ctest -L gpu, largest count 2^16 + 3): device kernels and
 #      cuda-peer, bit for bit;
-#   2b. compute-sanitizer memcheck and racecheck on those tests (small counts, 40 s each);
 #   3. ringlab_device_bench: the float32 sum kernel on 1 GiB against a device-to-device copy;
 #   4. ringlab bench --backend cuda-peer for every algorithm at N = 2, 4, 8 virtual ranks on GPU 0,
 #      8 B .. 256 MiB, JSON reports in OUTDIR (validated when python3 has jsonschema);
 #   5. the training harness's GPU compute: its tests (every cuDNN/cuBLAS op against the CPU, a tiny
 #      VGG's SGD steps CPU vs GPU), then `ringlab train --compute cpu` and `--compute gpu` on the
 #      same model, data and steps, with the GPU-over-CPU ratio of the mean step time in
-#      OUTDIR/train-compute.json and summary.txt.
+#      OUTDIR/train-compute.json and summary.txt;
+#   6. compute-sanitizer memcheck and racecheck on the GPU tests (small counts, 40 s each), last,
+#      so that the steps bearing the issues' goals run first if the budget runs short.
 # Every step runs under `timeout`; OUTDIR/summary.txt says what ran, what passed and the figures.
 # `scripts/gpu-check.sh --prepare` (on the build machine) makes build/gpu and copies the shared
 # libraries its binaries need beyond CUDA/NCCL/cuDNN/cuBLAS (libfmt, OpenBLAS and its Fortran
@@ -53,7 +54,10 @@ if [[ ${1:-} == --prepare ]]; then
   exit 0
 fi
 
-out=${1:?usage: scripts/gpu-check.sh OUTDIR  (or --prepare)}
+usage='usage: scripts/gpu-check.sh OUTDIR  (or --prepare); the header of this script says what runs'
+[[ ${1:-} == -h || ${1:-} == --help ]] && { echo "$usage"; exit 0; }
+[[ -z ${1:-} || ${1:-} == -* ]] && { echo "$usage" >&2; exit 2; }
+out=$1
 mkdir -p "$out"
 summary=$out/summary.txt
 start=$(date +%s)
@@ -76,6 +80,9 @@ if runs; then
   log "build: reusing $build"
 else
   log "build: $build does not run here; configuring and building it (log: $out/build.log)"
+  for binary in "$build/cli/ringlab" "$build/bench/ringlab_device_bench"; do
+    [[ -x $binary ]] && ldd "$binary" 2>&1 | grep "not found" | sed "s|^|build: $binary needs |" | tee -a "$summary"
+  done
   timeout 240 bash -c "$(declare -f nccl_root configure_and_build); build=$build; configure_and_build" >"$out/build.log" 2>&1 \
     || { log "build: FAILED (see $out/build.log)"; exit 1; }
 fi
@@ -104,20 +111,6 @@ else
 step gpu-tests 150 env RINGLAB_TEST_LARGE_COUNT=65539 "$build/tests/ringlab_cuda_tests" --gtest_filter='*DeviceReduce*:*CudaPeer*:CudaErrors.*'
 grep -E "^\[  (PASSED|FAILED|SKIPPED) +\] [0-9]+ test" "$out/gpu-tests.log" | tee -a "$summary"
 if grep -q "no CUDA device" "$out/gpu-tests.log"; then log "gpu-tests: SKIPPED, no CUDA device is visible"; status=1; fi
-fi
-# compute-sanitizer (docs/reliability.md, "Sanitizers"): memcheck and racecheck on the device
-# kernels and the cuda-peer all-reduce, largest count 1027 (each tool slows a kernel tens of
-# times); the out-of-memory test is left out, its failing cudaMalloc is the point of it.
-sanitizer=$(command -v compute-sanitizer || true)
-[[ -z $sanitizer && -x ${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer ]] && sanitizer=${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer
-if [[ -z $sanitizer || ! -x $build/tests/ringlab_cuda_tests ]]; then
-  log "compute-sanitizer: NOT RUN (${sanitizer:-compute-sanitizer not found}; tests built: $([[ -x $build/tests/ringlab_cuda_tests ]] && echo yes || echo no))"
-else
-  for tool in memcheck racecheck; do
-    step "sanitizer-$tool" 40 env RINGLAB_TEST_LARGE_COUNT=1027 "$sanitizer" --tool "$tool" --error-exitcode 1 \
-      "$build/tests/ringlab_cuda_tests" --gtest_filter='DeviceReduce*:CudaPeerAllreduce*'
-    grep -E "(ERROR|RACECHECK) SUMMARY" "$out/sanitizer-$tool.log" | tail -1 | sed "s/^/sanitizer-$tool: /" >>"$summary"
-  done
 fi
 step device-reduce 40 "$build/bench/ringlab_device_bench" --bytes $((1 << 30)) --repetitions 10 --json "$out/device-reduce.json"
 cat "$out/device-reduce.log" >>"$summary"
@@ -159,6 +152,20 @@ PY
 else
   log "train-compute: no ratio (a training run failed or did not run)"
   status=1
+fi
+# compute-sanitizer (docs/reliability.md, "Sanitizers"): memcheck and racecheck on the device
+# kernels and the cuda-peer all-reduce, largest count 1027 (each tool slows a kernel tens of
+# times); the out-of-memory test is left out, its failing cudaMalloc is the point of it.
+sanitizer=$(command -v compute-sanitizer || true)
+[[ -z $sanitizer && -x ${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer ]] && sanitizer=${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer
+if [[ -z $sanitizer || ! -x $build/tests/ringlab_cuda_tests ]]; then
+  log "compute-sanitizer: NOT RUN (${sanitizer:-compute-sanitizer not found}; tests built: $([[ -x $build/tests/ringlab_cuda_tests ]] && echo yes || echo no))"
+else
+  for tool in memcheck racecheck; do
+    step "sanitizer-$tool" 40 env RINGLAB_TEST_LARGE_COUNT=1027 "$sanitizer" --tool "$tool" --error-exitcode 1 \
+      "$build/tests/ringlab_cuda_tests" --gtest_filter='DeviceReduce*:CudaPeerAllreduce*'
+    grep -E "(ERROR|RACECHECK) SUMMARY" "$out/sanitizer-$tool.log" | tail -1 | sed "s/^/sanitizer-$tool: /" >>"$summary"
+  done
 fi
 if python3 -c 'import jsonschema' 2>/dev/null; then
   for report in "$out"/cuda-peer-n*.json; do
