@@ -13,13 +13,14 @@
 #      VGG's SGD steps CPU vs GPU), then `ringlab train --compute cpu` and `--compute gpu` on the
 #      same model, data and steps, with the GPU-over-CPU ratio of the mean step time in
 #      OUTDIR/train-compute.json and summary.txt;
-#   6. compute-sanitizer memcheck and racecheck on the GPU tests (small counts, 40 s each), last,
+#   6. compute-sanitizer memcheck and racecheck on the GPU tests (small counts), last,
 #      so that the steps bearing the issues' goals run first if the budget runs short.
 # Every step runs under `timeout`; OUTDIR/summary.txt says what ran, what passed and the figures.
 # `scripts/gpu-check.sh --prepare` (on the build machine) makes build/gpu and copies the shared
 # libraries its binaries need beyond CUDA/NCCL/cuDNN/cuBLAS (libfmt, OpenBLAS and its Fortran
 # runtime, hwloc and its libudev) into build/gpu/runtime-libs, so the folder can be carried to a GPU machine that
-# lacks the Debian packages (cuDNN and cuBLAS come from the toolkit or the nvidia.* pip wheels).
+# lacks the Debian packages (cuDNN and cuBLAS come from the toolkit or the nvidia.* pip wheels),
+# and packs what the check runs into build/gpu-run.tar.xz (about 7 MB; see --prepare below).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${RINGLAB_GPU_BUILD:-build/gpu}
@@ -50,7 +51,19 @@ if [[ ${1:-} == --prepare ]]; then
   mkdir -p "$build/runtime-libs"
   ldd "$build/cli/ringlab" | awk '/libfmt|libopenblas|libgfortran|libquadmath|libhwloc|libudev/ {print $3}' \
     | xargs -r cp -L -t "$build/runtime-libs"
-  echo "gpu-check: $build is ready ($(ls "$build/runtime-libs" | tr '\n' ' '))"
+  # The whole build folder (objects, CMake files) is about 76 MB; what the check runs, packed, is
+  # about 7 MB: $build-run.tar.xz holds a folder gpu-run/ with the three binaries and runtime-libs.
+  # On the GPU machine: tar xJf build/gpu-run.tar.xz -C build && RINGLAB_GPU_BUILD=build/gpu-run
+  # bash scripts/gpu-check.sh OUTDIR.
+  pack=$(mktemp -d) || exit 1
+  trap 'rm -rf "$pack"' EXIT
+  mkdir -p "$pack/gpu-run/cli" "$pack/gpu-run/bench" "$pack/gpu-run/tests"
+  cp "$build/cli/ringlab" "$pack/gpu-run/cli/" && cp "$build/bench/ringlab_device_bench" "$pack/gpu-run/bench/" \
+    && cp -r "$build/runtime-libs" "$pack/gpu-run/" || exit 1
+  [[ -x $build/tests/ringlab_cuda_tests ]] && cp "$build/tests/ringlab_cuda_tests" "$pack/gpu-run/tests/"
+  tar cJf "$build-run.tar.xz.partial" -C "$pack" gpu-run && mv "$build-run.tar.xz.partial" "$build-run.tar.xz" || exit 1
+  echo "gpu-check: $build is ready ($(ls "$build/runtime-libs" | tr '\n' ' ')); packed for a GPU machine:" \
+    "$build-run.tar.xz ($(du -h "$build-run.tar.xz" | cut -f1))"
   exit 0
 fi
 
@@ -156,16 +169,22 @@ fi
 # compute-sanitizer (docs/reliability.md, "Sanitizers"): memcheck and racecheck on the device
 # kernels and the cuda-peer all-reduce, largest count 1027 (each tool slows a kernel tens of
 # times); the out-of-memory test is left out, its failing cudaMalloc is the point of it.
+# memcheck takes every type (33 s on an H200, 2026-12-04); racecheck, about 1 s per cuda-peer
+# test there, takes every device-reduce test (each kernel, type and op) and the cuda-peer tests
+# of float32 and bfloat16 (the full and the half-width vector paths): 56 s, where all types ran
+# past 40 s.
 sanitizer=$(command -v compute-sanitizer || true)
 [[ -z $sanitizer && -x ${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer ]] && sanitizer=${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer
 if [[ -z $sanitizer || ! -x $build/tests/ringlab_cuda_tests ]]; then
   log "compute-sanitizer: NOT RUN (${sanitizer:-compute-sanitizer not found}; tests built: $([[ -x $build/tests/ringlab_cuda_tests ]] && echo yes || echo no))"
 else
-  for tool in memcheck racecheck; do
-    step "sanitizer-$tool" 40 env RINGLAB_TEST_LARGE_COUNT=1027 "$sanitizer" --tool "$tool" --error-exitcode 1 \
-      "$build/tests/ringlab_cuda_tests" --gtest_filter='DeviceReduce*:CudaPeerAllreduce*'
-    grep -E "(ERROR|RACECHECK) SUMMARY" "$out/sanitizer-$tool.log" | tail -1 | sed "s/^/sanitizer-$tool: /" >>"$summary"
-  done
+  sanitize() {  # sanitize TOOL SECONDS FILTER
+    step "sanitizer-$1" "$2" env RINGLAB_TEST_LARGE_COUNT=1027 "$sanitizer" --tool "$1" --error-exitcode 1 \
+      "$build/tests/ringlab_cuda_tests" --gtest_filter="$3"
+    grep -E "(ERROR|RACECHECK) SUMMARY" "$out/sanitizer-$1.log" | tail -1 | sed "s/^/sanitizer-$1: /" >>"$summary"
+  }
+  sanitize memcheck 60 'DeviceReduce*:CudaPeerAllreduce*'
+  sanitize racecheck 80 'DeviceReduce*:CudaPeerAllreduce*float32:CudaPeerAllreduce*bfloat16'
 fi
 if python3 -c 'import jsonschema' 2>/dev/null; then
   for report in "$out"/cuda-peer-n*.json; do
