@@ -81,8 +81,9 @@ class Communicator {
 
   // Receives like post_recv but combines each piece as it arrives: target[i] = base[i] (op)
   // incoming[i], where base may be target.data(). Only backends whose transport can read incoming
-  // data in place (shared memory) offer it, per peer; the executor otherwise receives into
-  // scratch and combines afterwards. The default throws std::logic_error.
+  // data in place offer it, per peer (the mpi backend's shared memory, the threads backend, and
+  // cuda-peer where the receiver's GPU can read the sender's); the executor otherwise receives
+  // into scratch and combines afterwards. The default throws std::logic_error.
   virtual bool can_reduce_on_receive(int /*peer*/) const { return false; }
   virtual RequestPtr post_recv_reduce(std::span<std::byte> target, const std::byte* base, int peer, int tag,
                                       DataType type, ReduceOp op);

@@ -1,8 +1,11 @@
 #include "backends/threads_communicator.hpp"
 
+#include "execute.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstddef>
@@ -308,6 +311,96 @@ TEST(ThreadsCommunicator, CustomTransportMovesEveryMessageAndCompletesEachSendOn
   EXPECT_EQ(transport->moves.load(), nranks);
   EXPECT_EQ(transport->completions.load(), nranks);
   EXPECT_EQ(transport->wrong_rank.load(), 0);
+}
+
+// post_recv_reduce: the receiver's target becomes base (op) the sender's data at the match, out of
+// place (base elsewhere) and in place (base = target), for a float and an integer op.
+TEST(ThreadsCommunicator, CombiningReceiveReducesStraightFromTheSendBuffer) {
+  run_threads(2, [](Communicator& comm) {
+    ASSERT_TRUE(comm.can_reduce_on_receive(1 - comm.rank()));
+    const std::array<float, 5> sent{1.5F, -2.0F, 3.25F, 0.0F, 1e6F};
+    std::array<float, 5> base{10.0F, 20.0F, 30.0F, 40.0F, 50.0F};
+    std::array<float, 5> target{};
+    const std::array<std::int64_t, 3> sent_max{-7, 9, 4};
+    std::array<std::int64_t, 3> in_place{-8, 10, 4};
+    if (comm.rank() == 0) {
+      comm.post_send(std::as_bytes(std::span(sent)), 1, 1)->wait(in(10s), "send");
+      comm.post_send(std::as_bytes(std::span(sent_max)), 1, 2)->wait(in(10s), "send");
+      return;
+    }
+    auto* base_bytes = reinterpret_cast<const std::byte*>(base.data());
+    comm.post_recv_reduce(std::as_writable_bytes(std::span(target)), base_bytes, 0, 1, DataType::float32, ReduceOp::sum)
+        ->wait(in(10s), "combining receive");
+    for (std::size_t i = 0; i < target.size(); ++i) EXPECT_EQ(target[i], base[i] + sent[i]) << "element " << i;
+    const std::span<std::byte> inout = std::as_writable_bytes(std::span(in_place));
+    comm.post_recv_reduce(inout, inout.data(), 0, 2, DataType::int64, ReduceOp::max)->wait(in(10s), "combining receive");
+    EXPECT_EQ(in_place, (std::array<std::int64_t, 3>{-7, 10, 4}));
+  });
+}
+
+TEST(ThreadsCommunicator, CombiningReceiveOfAPartialElementIsRefused) {
+  run_threads(2, [](Communicator& comm) {
+    std::array<std::byte, 6> target{};
+    try {
+      comm.post_recv_reduce(target, target.data(), 1 - comm.rank(), 1, DataType::float32, ReduceOp::sum);
+      ADD_FAILURE() << "6 bytes of float32 were accepted";
+    } catch (const std::invalid_argument& error) {
+      EXPECT_NE(std::string(error.what()).find("not a whole number of float32 elements"), std::string::npos)
+          << error.what();
+    }
+  });
+}
+
+// A transport that copies and combines on the host, counting each kind, and allows combining
+// receives only if told to (as cuda-peer allows them only where one GPU can read the other's).
+class CombineCountingTransport final : public ThreadsTransport {
+ public:
+  explicit CombineCountingTransport(bool allow) : allow_(allow) {}
+  std::shared_ptr<void> move(const std::byte* source, std::byte* target, std::size_t bytes, int, int) override {
+    std::copy(source, source + bytes, target);
+    moves.fetch_add(1);
+    return nullptr;
+  }
+  std::shared_ptr<void> move_reduce(const std::byte* source, std::byte* target, std::size_t bytes,
+                                    const ReceiveCombine& combine, int from, int to) override {
+    combines.fetch_add(1);
+    return ThreadsTransport::move_reduce(source, target, bytes, combine, from, to);
+  }
+  bool can_reduce(int, int) const override { return allow_; }
+  std::atomic<int> moves{0};
+  std::atomic<int> combines{0};
+
+ private:
+  bool allow_;
+};
+
+// The executor receives reduce-scatter chunks straight into the output, combining on the way in,
+// where the transport allows it, and through scratch where it does not; both give the exact sum.
+TEST(ThreadsCommunicator, ExecutorCombinesOnReceiveOnlyWhereTheTransportAllows) {
+  constexpr int nranks = 3;
+  constexpr std::int64_t count = 1001;
+  for (const bool allow : {true, false}) {
+    auto transport = std::make_shared<CombineCountingTransport>(allow);
+    auto world = std::make_shared<ThreadsWorld>(nranks, transport);
+    std::atomic<int> wrong{0};
+    run_threads(
+        world, [&](int rank) { return std::make_unique<ThreadsCommunicator>(world, rank); },
+        [&](Communicator& comm) {
+          std::vector<float> input(count);
+          for (std::int64_t i = 0; i < count; ++i) input[static_cast<std::size_t>(i)] = static_cast<float>(comm.rank() * 1000 + i);
+          std::vector<float> output(count, -1.0F);
+          PreparedCollective ring("ring", Collective::allreduce, {}, nranks, comm.rank());
+          ring.run(comm, input.data(), output.data(), count, DataType::float32, ReduceOp::sum, ExecuteOptions{});
+          for (std::int64_t i = 0; i < count; ++i)
+            if (output[static_cast<std::size_t>(i)] != static_cast<float>(3000 + 3 * i)) wrong.fetch_add(1);
+        });
+    EXPECT_EQ(wrong.load(), 0) << (allow ? "combining on receive" : "through scratch");
+    // Ring: N - 1 reduce-scatter steps per rank, each one combining receive (or one copy into
+    // scratch), then N - 1 all-gather copies; the executor's agreement messages are copies too.
+    if (allow) EXPECT_EQ(transport->combines.load(), nranks * (nranks - 1));
+    else EXPECT_EQ(transport->combines.load(), 0);
+    EXPECT_GE(transport->moves.load(), nranks * (nranks - 1));
+  }
 }
 
 }  // namespace

@@ -10,6 +10,8 @@
 #include <thread>
 #include <utility>
 
+#include "reduce.hpp"
+
 namespace ringlab {
 
 namespace {
@@ -27,6 +29,8 @@ struct Post {
   const std::byte* send_data = nullptr;
   std::byte* recv_data = nullptr;
   std::size_t bytes = 0;
+  bool combines = false;    // receives: post_recv_reduce
+  ReceiveCombine combine;   // ... and how
 
   State state = State::queued;
   std::string error;  // set when state == failed
@@ -56,7 +60,15 @@ std::string mismatch_message(const Post& send, const Post& recv) {
 
 std::string describe(const Post& post) {
   return post.is_send ? fmt::format("send of {} bytes to rank {} (tag {})", post.bytes, post.dst, post.tag)
-                      : fmt::format("receive of {} bytes from rank {} (tag {})", post.bytes, post.src, post.tag);
+                      : fmt::format("{}receive of {} bytes from rank {} (tag {})", post.combines ? "combining " : "",
+                                    post.bytes, post.src, post.tag);
+}
+
+// target = base (op) source on the calling thread, host memory.
+void combine_on_host(const std::byte* source, std::byte* target, std::size_t bytes, const ReceiveCombine& combine) {
+  const std::size_t count = bytes / element_size(combine.type);
+  if (combine.base == target) reduce_into(target, source, count, combine.type, combine.op);
+  else reduce_to(target, combine.base, source, count, combine.type, combine.op);
 }
 
 // Pairs `post` with the front of the opposite queue (copying the data, outside the lock) or
@@ -87,10 +99,16 @@ void submit(ThreadsWorld::Channel& channel, ThreadsTransport* transport, const P
   std::shared_ptr<void> token;
   std::string error;
   try {
-    if (transport != nullptr)
+    if (recv.combines) {
+      if (transport != nullptr)
+        token = transport->move_reduce(send.send_data, recv.recv_data, send.bytes, recv.combine, send.src, send.dst);
+      else if (send.bytes > 0)
+        combine_on_host(send.send_data, recv.recv_data, send.bytes, recv.combine);
+    } else if (transport != nullptr) {
       token = transport->move(send.send_data, recv.recv_data, send.bytes, send.src, send.dst);
-    else if (send.bytes > 0)
+    } else if (send.bytes > 0) {
       std::memcpy(recv.recv_data, send.send_data, send.bytes);
+    }
   } catch (const std::exception& failure) {
     error = failure.what();
   }
@@ -184,6 +202,12 @@ std::string describe(const std::exception_ptr& error) {
 }
 
 }  // namespace
+
+std::shared_ptr<void> ThreadsTransport::move_reduce(const std::byte* source, std::byte* target, std::size_t bytes,
+                                                   const ReceiveCombine& combine, int, int) {
+  if (bytes > 0) combine_on_host(source, target, bytes, combine);
+  return nullptr;
+}
 
 ThreadsWorld::ThreadsWorld(int nranks, std::shared_ptr<ThreadsTransport> transport)
     : nranks_(nranks), transport_(std::move(transport)) {
@@ -291,13 +315,39 @@ RequestPtr ThreadsCommunicator::post_send(std::span<const std::byte> data, int p
 }
 
 RequestPtr ThreadsCommunicator::post_recv(std::span<std::byte> data, int peer, int tag) {
-  check_peer(peer, "post_recv");
+  return post_receive(data, peer, tag, nullptr);
+}
+
+bool ThreadsCommunicator::can_reduce_on_receive(int peer) const {
+  const ThreadsTransport* transport = world_->transport();
+  return transport == nullptr || transport->can_reduce(peer, rank_);
+}
+
+RequestPtr ThreadsCommunicator::post_recv_reduce(std::span<std::byte> target, const std::byte* base, int peer,
+                                                 int tag, DataType type, ReduceOp op) {
+  if (!can_reduce_on_receive(peer)) return Communicator::post_recv_reduce(target, base, peer, tag, type, op);
+  if (target.size() % element_size(type) != 0) {
+    throw std::invalid_argument(fmt::format("threads backend: rank {}: combining receive of {} bytes from rank {} is "
+                                            "not a whole number of {} elements",
+                                            rank_, target.size(), peer, name_of(type)));
+  }
+  const ReceiveCombine combine{base, type, op};
+  return post_receive(target, peer, tag, &combine);
+}
+
+RequestPtr ThreadsCommunicator::post_receive(std::span<std::byte> data, int peer, int tag,
+                                             const ReceiveCombine* combine) {
+  check_peer(peer, combine != nullptr ? "post_recv_reduce" : "post_recv");
   auto post = std::make_shared<Post>();
   post->src = peer;
   post->dst = rank_;
   post->tag = tag;
   post->recv_data = data.data();
   post->bytes = data.size();
+  if (combine != nullptr) {
+    post->combines = true;
+    post->combine = *combine;
+  }
   ThreadsWorld::Channel& channel = world_->channel(peer, rank_);
   auto request = std::make_unique<ThreadsRequest>(world_, channel, post, rank_);
   submit(channel, world_->transport(), post);

@@ -3,7 +3,9 @@
 // Every ordered pair (src, dst) has a mailbox: a mutex, a condition variable and FIFO queues of
 // pending sends and pending receives. A post either pairs with the front of the opposite queue
 // and copies straight from the send buffer into the receive buffer (rendezvous, no staging copy),
-// or waits in its own queue for the peer. Matching is strictly in posting order per pair: the
+// or waits in its own queue for the peer. A combining receive (post_recv_reduce) reduces straight
+// from the send buffer into its target at the match instead (target = base (op) send, no scratch
+// and no second pass). Matching is strictly in posting order per pair: the
 // i-th send from a to b meets the i-th receive at b from a, and a tag or size disagreement
 // between them fails both requests with CommunicationError instead of hanging.
 #pragma once
@@ -22,6 +24,13 @@
 
 namespace ringlab {
 
+// What a combining receive does with the incoming data: target[i] = base[i] (op) incoming[i].
+struct ReceiveCombine {
+  const std::byte* base = nullptr;  // may be the target itself
+  DataType type = DataType::float32;
+  ReduceOp op = ReduceOp::sum;
+};
+
 // How a matched send reaches its receive. The threads backend copies with memcpy on the thread
 // that made the match; the cuda-peer backend queues a device copy on the receiver's stream and
 // hands the sender a token (an event) that its wait turns into a stream dependency.
@@ -31,6 +40,13 @@ class ThreadsTransport {
   // Called once per matched pair with both buffers; returns what the sender's wait needs (or null).
   virtual std::shared_ptr<void> move(const std::byte* source, std::byte* target, std::size_t bytes, int from,
                                      int to) = 0;
+  // The same for a combining receive (ThreadsCommunicator::post_recv_reduce): target = base (op)
+  // source. The default combines on the calling thread with the CPU kernels (host memory).
+  virtual std::shared_ptr<void> move_reduce(const std::byte* source, std::byte* target, std::size_t bytes,
+                                            const ReceiveCombine& combine, int from, int to);
+  // Whether rank `to` may post combining receives from rank `from` (the cuda-peer backend: only
+  // where the receiver's device can read the sender's memory).
+  virtual bool can_reduce(int /*from*/, int /*to*/) const { return true; }
   // Called by the sender's successful wait (once) with move()'s token.
   virtual void send_completed(int /*rank*/, const std::shared_ptr<void>& /*token*/) {}
 };
@@ -85,6 +101,10 @@ class ThreadsCommunicator final : public Communicator {
 
   RequestPtr post_send(std::span<const std::byte> data, int peer, int tag) override;
   RequestPtr post_recv(std::span<std::byte> data, int peer, int tag) override;
+  // Combines at the match, straight from the sender's buffer (no scratch, one pass).
+  bool can_reduce_on_receive(int peer) const override;
+  RequestPtr post_recv_reduce(std::span<std::byte> target, const std::byte* base, int peer, int tag, DataType type,
+                              ReduceOp op) override;
   void barrier(Clock::time_point deadline) override;
   bool has_native_allreduce() const override { return false; }
   bool aborted() const override { return world_->aborted(); }
@@ -92,6 +112,7 @@ class ThreadsCommunicator final : public Communicator {
 
  private:
   void check_peer(int peer, std::string_view operation) const;
+  RequestPtr post_receive(std::span<std::byte> data, int peer, int tag, const ReceiveCombine* combine);
 
   std::shared_ptr<ThreadsWorld> world_;
   int rank_;

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "device_memory.hpp"
+#include "device_reduce.hpp"
 
 namespace ringlab::cuda {
 
@@ -29,12 +30,19 @@ class CudaPeerWorld {
     throw std::logic_error(fmt::format("cuda-peer backend: no event pool for device {}", device));
   }
   const std::string& description() const { return description_; }
+  // Whether kernels on rank `reader`'s device may read rank `owner`'s device memory.
+  bool can_read(int reader, int owner) const {
+    const int from = device(reader);
+    const int to = device(owner);
+    return from == to || readable_.count({from, to}) > 0;
+  }
 
  private:
   void enable_peer_access(const std::set<int>& distinct) {
     const int gpus = static_cast<int>(distinct.size());
     if (gpus == 1) {
-      description_ = fmt::format("cudaMemcpyAsync between {} virtual ranks on GPU {}", size(), *distinct.begin());
+      description_ = fmt::format("cudaMemcpyAsync and reduce-on-receive kernels between {} virtual ranks on GPU {}",
+                                 size(), *distinct.begin());
       return;
     }
     int pairs = 0;
@@ -50,15 +58,18 @@ class CudaPeerWorld {
         const cudaError_t status = cudaDeviceEnablePeerAccess(to, 0);
         if (status == cudaErrorPeerAccessAlreadyEnabled) cudaGetLastError();
         else check_cuda(status, {-1, from}, fmt::format("cudaDeviceEnablePeerAccess(peer {})", to));
+        readable_.insert({from, to});
         ++enabled;
       }
-    description_ = fmt::format("cudaMemcpyPeerAsync between {} ranks on {} GPUs (peer access on {} of {} GPU pairs)",
+    description_ = fmt::format("cudaMemcpyPeerAsync between {} ranks on {} GPUs (peer access, and with it "
+                               "reduce-on-receive kernels, on {} of {} GPU pairs)",
                                size(), gpus, enabled, pairs);
   }
 
   std::vector<int> devices_;
   std::vector<std::shared_ptr<EventPool>> pools_;
   std::vector<std::unique_ptr<Stream>> streams_;
+  std::set<std::pair<int, int>> readable_;  // (device, device whose memory it may read)
   std::string description_;
 };
 
@@ -80,15 +91,7 @@ class PeerTransport final : public ThreadsTransport {
     }
     const DeviceContext sender{from, world_->device(from)};
     const DeviceContext receiver{to, world_->device(to)};
-    {
-      const auto ready = world_->pool(sender.device).acquire();
-      {
-        const ScopedDevice current(sender);
-        check_cuda(cudaEventRecord(ready->get(), world_->stream(from)), sender, "cudaEventRecord (send ready)");
-      }
-      const ScopedDevice current(receiver);
-      check_cuda(cudaStreamWaitEvent(world_->stream(to), ready->get(), 0), receiver, "cudaStreamWaitEvent (send ready)");
-    }
+    wait_for_sender(sender, receiver);
     const ScopedDevice current(receiver);
     if (source_on_device && target_on_device && sender.device != receiver.device)
       check_cuda(cudaMemcpyPeerAsync(target, receiver.device, source, sender.device, bytes, world_->stream(to)),
@@ -101,10 +104,33 @@ class PeerTransport final : public ThreadsTransport {
       check_cuda(cudaStreamSynchronize(world_->stream(to)), receiver, "cudaStreamSynchronize");
       return nullptr;
     }
-    std::shared_ptr<EventPool::Lease> done = world_->pool(receiver.device).acquire();
-    check_cuda(cudaEventRecord(done->get(), world_->stream(to)), receiver, "cudaEventRecord (copy done)");
-    return done;
+    return record_done(receiver);
   }
+
+  std::shared_ptr<void> move_reduce(const std::byte* source, std::byte* target, std::size_t bytes,
+                                    const ReceiveCombine& combine, int from, int to) override {
+    if (bytes == 0) return nullptr;
+    const int on_device = int{is_device_pointer(source)} + int{is_device_pointer(target)} +
+                          int{is_device_pointer(combine.base)};
+    if (on_device == 0) return ThreadsTransport::move_reduce(source, target, bytes, combine, from, to);
+    if (on_device != 3) {
+      throw std::invalid_argument(fmt::format(
+          "cuda-peer backend: rank {} combines a receive from rank {} with its buffers in both host and device "
+          "memory; the send, the base and the target must all be device memory or all host memory",
+          to, from));
+    }
+    const DeviceContext sender{from, world_->device(from)};
+    const DeviceContext receiver{to, world_->device(to)};
+    wait_for_sender(sender, receiver);
+    const ScopedDevice current(receiver);
+    const std::size_t count = bytes / element_size(combine.type);
+    check_cuda(reduce_on_device(target, combine.base, source, count, combine.type, combine.op, world_->stream(to)),
+               receiver, fmt::format("reduce kernel on receive ({} x {} {} from rank {} on device {})", count,
+                                     name_of(combine.type), name_of(combine.op), from, sender.device));
+    return record_done(receiver);
+  }
+
+  bool can_reduce(int from, int to) const override { return world_->can_read(to, from); }
 
   void send_completed(int rank, const std::shared_ptr<void>& token) override {
     const auto& done = *static_cast<const EventPool::Lease*>(token.get());
@@ -114,6 +140,25 @@ class PeerTransport final : public ThreadsTransport {
   }
 
  private:
+  // The receiver's stream waits for what the sender's stream has queued so far (the send's data).
+  void wait_for_sender(const DeviceContext& sender, const DeviceContext& receiver) {
+    const auto ready = world_->pool(sender.device).acquire();
+    {
+      const ScopedDevice current(sender);
+      check_cuda(cudaEventRecord(ready->get(), world_->stream(sender.rank)), sender, "cudaEventRecord (send ready)");
+    }
+    const ScopedDevice current(receiver);
+    check_cuda(cudaStreamWaitEvent(world_->stream(receiver.rank), ready->get(), 0), receiver,
+               "cudaStreamWaitEvent (send ready)");
+  }
+
+  // The event the sender's wait turns into a stream dependency (send_completed).
+  std::shared_ptr<void> record_done(const DeviceContext& receiver) {
+    std::shared_ptr<EventPool::Lease> done = world_->pool(receiver.device).acquire();
+    check_cuda(cudaEventRecord(done->get(), world_->stream(receiver.rank)), receiver, "cudaEventRecord (copy done)");
+    return done;
+  }
+
   std::shared_ptr<CudaPeerWorld> world_;
 };
 
@@ -142,6 +187,13 @@ RequestPtr CudaPeerCommunicator::post_send(std::span<const std::byte> data, int 
 
 RequestPtr CudaPeerCommunicator::post_recv(std::span<std::byte> data, int peer, int tag) {
   return matching_.post_recv(data, peer, tag);
+}
+
+bool CudaPeerCommunicator::can_reduce_on_receive(int peer) const { return matching_.can_reduce_on_receive(peer); }
+
+RequestPtr CudaPeerCommunicator::post_recv_reduce(std::span<std::byte> target, const std::byte* base, int peer,
+                                                  int tag, DataType type, ReduceOp op) {
+  return matching_.post_recv_reduce(target, base, peer, tag, type, op);
 }
 
 void CudaPeerCommunicator::barrier(Clock::time_point deadline) { matching_.barrier(deadline); }

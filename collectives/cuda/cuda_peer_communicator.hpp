@@ -11,7 +11,11 @@
 //    sender may overwrite the buffer in stream order;
 // 4. host memory (the executor's agreement messages, the bench's timings) is copied with memcpy
 //    at the match, and host reductions run on the CPU, so control traffic works unchanged.
-// Peer access is enabled between every pair of distinct GPUs that allows it.
+// A combining receive (post_recv_reduce) queues the reduce kernel instead of the copy, reading
+// the sender's buffer where it is (target = base (op) send): a reduce-scatter step moves its
+// chunk through memory once instead of copying it into scratch and reading it back. It is
+// offered where the receiver's device can read the sender's memory: the same GPU, or two GPUs
+// with peer access. Peer access is enabled between every pair of distinct GPUs that allows it.
 #pragma once
 
 #include <functional>
@@ -40,6 +44,9 @@ class CudaPeerCommunicator final : public DeviceCommunicator {
 
   RequestPtr post_send(std::span<const std::byte> data, int peer, int tag) override;
   RequestPtr post_recv(std::span<std::byte> data, int peer, int tag) override;
+  bool can_reduce_on_receive(int peer) const override;
+  RequestPtr post_recv_reduce(std::span<std::byte> target, const std::byte* base, int peer, int tag, DataType type,
+                              ReduceOp op) override;
   void barrier(Clock::time_point deadline) override;
   void abort(std::string_view reason) override;
   std::string transport_description() const override;
