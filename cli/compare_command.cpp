@@ -53,7 +53,7 @@ void print_table(const simulator::Comparison& comparison) {
   fmt::print("\n");
   for (const simulator::ComparedRow& row : comparison.rows) {
     fmt::print("{:>2} {:<20} {:>10} {:<13} {:>13.2f}", row.nranks, row.measured.algorithm, row.measured.size_bytes,
-               row.measured.placement, row.measured.measured_seconds * 1e6);
+               simulator::name_of(row.measured.placement), row.measured.measured_seconds * 1e6);
     for (std::size_t model = 0; model < comparison.models.size(); ++model)
       fmt::print(" {:>14.2f} {:>7.1f}%", row.predicted_seconds[model] * 1e6, row.relative_error[model] * 100);
     fmt::print("\n");
@@ -85,18 +85,19 @@ int run_compare(const CompareArguments& arguments) {
   auto flow_models = std::make_shared<std::map<std::int64_t, simulator::FlowLevelModel>>();
   const std::vector<simulator::Predictor> predictors = {
       {"closed-form",
-       [closed_form](const Schedule& schedule, std::int64_t count, DataType type, std::int64_t) {
-         return closed_form->predict(schedule, count, type).seconds;
+       [closed_form](const Schedule& schedule, std::int64_t count, DataType type, std::int64_t,
+                     simulator::Placement placement) {
+         return closed_form->predict(schedule, count, type, placement).seconds;
        }},
       {"flow-level", [flow_models, &topology, gamma](const Schedule& schedule, std::int64_t count, DataType type,
-                                                     std::int64_t segment_bytes) {
+                                                     std::int64_t segment_bytes, simulator::Placement placement) {
          auto model = flow_models->find(segment_bytes);
          if (model == flow_models->end()) {
            simulator::FlowLevelOptions options;
            options.segment_bytes = segment_bytes;
            model = flow_models->emplace(segment_bytes, simulator::FlowLevelModel(topology, gamma, options)).first;
          }
-         return model->second.predict(schedule, count, type).prediction.seconds;
+         return model->second.predict(schedule, count, type, placement).prediction.seconds;
        }}};
 
   simulator::Comparison comparison = simulator::compare_reports(reports, predictors, min_bytes);

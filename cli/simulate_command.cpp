@@ -116,8 +116,10 @@ void print_simulate_header(const bench::RunDescription& run, const bench::BenchO
                run.model->name, run.model->gamma_seconds_per_byte);
   fmt::print("# topology {} | {} ranks | {} switches | {} links\n", topology.name(), run.nranks,
              topology.num_switches(), topology.num_links());
-  fmt::print("# sizes {}..{} B | type {} | op {} | predicted: in-place = out-of-place, #wrong N/A\n",
-             options.min_bytes, options.max_bytes, name_of(options.type), name_of(options.op));
+  fmt::print("# sizes {}..{} B | type {} | op {} | predicted: {}, #wrong N/A\n", options.min_bytes, options.max_bytes,
+             name_of(options.type), name_of(options.op),
+             topology.footprint_curves().empty() ? "in-place = out-of-place (the topology has no footprint curves)"
+                                                 : "in-place at its own footprint (one buffer a rank)");
   for (const std::string& note : run.notes) fmt::print("# note: {}\n", note);
   bench::print_column_titles(stdout);
 }
@@ -195,24 +197,33 @@ int run_simulate(const SimulateArguments& arguments) {
   for (const bench::SweepSize& size : sizes) {
     std::vector<bench::ResultRow> size_rows;
     for (std::size_t i = 0; i < schedules.size(); ++i) {
-      double seconds = 0;
-      if (flow_level) {
-        const simulator::FlowPrediction predicted = flow_model->predict(schedules[i], size.count, options.type);
-        seconds = predicted.prediction.seconds;
-        if (&size == &sizes.back()) busiest.push_back(busiest_note(options.algorithms[i], size.bytes, predicted, topology));
-        if (!arguments.trace.empty()) {
-          const nlohmann::json context = {{"command", arguments.command_line}, {"model", arguments.model},
-                                          {"algorithm", options.algorithms[i]}, {"bytes", size.bytes},
-                                          {"count", size.count}, {"datatype", name_of(options.type)},
-                                          {"topology", arguments.topology}, {"segment_bytes", options.segment_bytes},
-                                          {"gamma_seconds_per_byte", gamma}};
-          bench::write_report(arguments.trace, simulator::flow_trace_json(predicted, topology, context));
+      double out_of_place_seconds = 0;
+      for (const simulator::Placement placement : {simulator::Placement::out_of_place, simulator::Placement::in_place}) {
+        const bool in_place = placement == simulator::Placement::in_place;
+        double seconds = 0;
+        if (in_place && topology.footprint_curves().empty()) {
+          seconds = out_of_place_seconds;  // the placement changes nothing without footprint curves
+        } else if (flow_level) {
+          const simulator::FlowPrediction predicted =
+              flow_model->predict(schedules[i], size.count, options.type, placement);
+          seconds = predicted.prediction.seconds;
+          if (&size == &sizes.back() && !in_place)
+            busiest.push_back(busiest_note(options.algorithms[i], size.bytes, predicted, topology));
+          if (!arguments.trace.empty() && !in_place) {
+            const nlohmann::json context = {{"command", arguments.command_line}, {"model", arguments.model},
+                                            {"algorithm", options.algorithms[i]}, {"bytes", size.bytes},
+                                            {"count", size.count}, {"datatype", name_of(options.type)},
+                                            {"placement", simulator::name_of(placement)},
+                                            {"topology", arguments.topology}, {"segment_bytes", options.segment_bytes},
+                                            {"gamma_seconds_per_byte", gamma}};
+            bench::write_report(arguments.trace, simulator::flow_trace_json(predicted, topology, context));
+          }
+        } else {
+          seconds = closed_form->predict(prepared[i], size.count, options.type, placement).seconds;
         }
-      } else {
-        seconds = closed_form->predict(prepared[i], size.count, options.type).seconds;
-      }
-      for (bool in_place : {false, true})
+        if (!in_place) out_of_place_seconds = seconds;
         size_rows.push_back(predicted_row(options.algorithms[i], size, seconds, in_place, nranks));
+      }
     }
     if (!options.quiet) bench::print_size_rows(stdout, size_rows, options);
     rows.insert(rows.end(), size_rows.begin(), size_rows.end());

@@ -1,28 +1,40 @@
 #!/usr/bin/env bash
-# Issue 4's calibration and comparison on this machine (results/README.md, "Calibration"):
-# calibrate at N = 2, 4 and 8 (mpi backend), a fresh bench sweep at the same N, then compare the
-# committed 2026-12-02 reports and the fresh ones with both models (closed form, flow-level) on the calibrated
-# topologies, and plot. Usage: bash scripts/calibrate-and-compare.sh OUTDIR [BUILD]
-# Calibration never looks at an all-reduce; the bench runs only after every calibration is written.
+# Issue 4's calibration and comparison on this machine (results/README.md, "Calibration").
+# For N = 2, 4 and 8 (mpi backend), in rounds:
+#   1. calibrate (before), 2. a bench sweep, 3. calibrate again (after);
+#   4. plotting/calibration_drift.py: did the machine change during the round? (ping-pong and
+#      reduce samples of before and after, median |difference| <= 10 %; a shared VM changes speed
+#      for minutes at a time);
+#   5. compare the sweep with both models on the "before" topology, and plot.
+# A round whose calibrations agree is "steady" and ends the rounds for that N; at most 3 rounds.
+# Every round's files are kept, steady or not, and rounds.txt lists them with their drift.
+# Calibration never looks at an all-reduce, and the drift check reads calibrations only.
+# Usage: bash scripts/calibrate-and-compare.sh OUTDIR [BUILD]
 set -euo pipefail
 out=${1:?usage: $0 OUTDIR [BUILD]}
 build=${2:-build/release}
 ringlab=$build/cli/ringlab
+py=/usr/bin/python3
 day=$(date -u +%Y-%m-%d)
+max_rounds=3
 mkdir -p "$out"
+rounds=$out/$day-rounds.txt
+echo "# $(date -u +%FT%TZ) scripts/calibrate-and-compare.sh $*" >> "$rounds"
 for n in 2 4 8; do
-  mpiexec -n "$n" "$ringlab" calibrate --json "$out/$day-n$n.json" --force | tee "$out/$day-n$n.txt"
-done
-for n in 2 4 8; do
-  mpiexec -n "$n" "$ringlab" bench -b 64K -e 64M -f 4 -n 10 -w 2 --json "$out/$day-bench-n$n.json" --force \
-    | tee "$out/$day-bench-n$n.txt"
-done
-for n in 2 4 8; do
-  for source in yesterday fresh; do
-    report=results/bench/2026-12-02-shm/mpi-n$n.json
-    [[ $source == fresh ]] && report=$out/$day-bench-n$n.json
-    "$ringlab" compare "$report" --topology "$out/$day-n$n.json" --json "$out/$day-compare-$source-n$n.json" --force \
-      > "$out/$day-compare-$source-n$n.txt"
-    /usr/bin/python3 plotting/compare_plot.py "$out/$day-compare-$source-n$n.json" --out "$out/plots-$source-n$n"
+  for round in $(seq 1 $max_rounds); do
+    tag=$day-n$n-r$round
+    mpiexec -n "$n" "$ringlab" calibrate --json "$out/$tag-before.json" --force > "$out/$tag-before.txt"
+    mpiexec -n "$n" "$ringlab" bench -b 64K -e 64M -f 4 -n 20 --iters-small 100 --small-maxbytes 1M -w 5 \
+      --json "$out/$tag-bench.json" --force > "$out/$tag-bench.txt"
+    mpiexec -n "$n" "$ringlab" calibrate --json "$out/$tag-after.json" --force > "$out/$tag-after.txt"
+    status=0
+    drift=$($py plotting/calibration_drift.py "$out/$tag-before.json" "$out/$tag-after.json") || status=$?
+    ((status <= 1)) || exit "$status"
+    verdict=$([[ $status == 0 ]] && echo steady || echo changed)
+    "$ringlab" compare "$out/$tag-bench.json" --topology "$out/$tag-before.json" --json "$out/$tag-compare.json" \
+      --force > "$out/$tag-compare.txt"
+    $py plotting/compare_plot.py "$out/$tag-compare.json" --out "$out/plots-$tag"
+    echo "N=$n round $round: $verdict | $drift" | tee -a "$rounds"
+    [[ $verdict == steady ]] && break
   done
 done

@@ -335,11 +335,12 @@ Prediction ClosedFormModel::predict_compact(const Schedule& schedule, const Comp
   return prediction;
 }
 
-Prediction ClosedFormModel::predict(const PreparedSchedule& prepared, std::int64_t count, DataType type) {
+Prediction ClosedFormModel::predict(const PreparedSchedule& prepared, std::int64_t count, DataType type,
+                                    Placement placement) {
   const Schedule& schedule = prepared.schedule();
   if (!route_costs_.topology().footprint_curves().empty()) {
     check_schedule(schedule, route_costs_.topology(), count);
-    return at_footprint(job_footprint_bytes(schedule, count, type)).predict(prepared, count, type);
+    return at_footprint(job_footprint_bytes(schedule, count, type, placement)).predict(prepared, count, type);
   }
   check_schedule(schedule, route_costs_.topology(), count, OpChecks::header_only);  // ops: when packed, or in pass 1
   if (std::optional<Prediction> symmetric = predict_symmetric(schedule, count, type)) return *std::move(symmetric);

@@ -16,7 +16,7 @@
 // beta = 1 / route bandwidth: a server's N-1 incoming messages cost (N-1) n beta (incast), a
 // send and a receive in the same step cost max, not sum.
 // A topology with footprint curves (a calibrated host-shm) is priced as it is at the call's
-// footprint (job_footprint.hpp): Topology::at_footprint, then the steps above; gamma follows the
+// footprint (job_footprint.hpp, which depends on the placement): Topology::at_footprint, then the steps above; gamma follows the
 // topology's gamma curve unless the model was given a gamma other than the topology's own.
 #pragma once
 
@@ -28,6 +28,7 @@
 
 #include "compact_schedule.hpp"
 #include "datatype.hpp"
+#include "job_footprint.hpp"
 #include "route_costs.hpp"
 #include "schedule.hpp"
 #include "topology.hpp"
@@ -84,11 +85,14 @@ class ClosedFormModel {
   // chunk range that does not exist; the message names the rank, step and op. Whether sends and
   // receives match is not checked (that needs the verifier's O(ranks x chunks) state): prove a
   // schedule that did not come from the registry with `ringlab verify` first.
-  Prediction predict(const Schedule& schedule, std::int64_t count, DataType type) {
-    return predict(PreparedSchedule::unpacked(schedule), count, type);
+  // The placement matters only on a topology with footprint curves (it sets the footprint).
+  Prediction predict(const Schedule& schedule, std::int64_t count, DataType type,
+                     Placement placement = Placement::out_of_place) {
+    return predict(PreparedSchedule::unpacked(schedule), count, type, placement);
   }
   // The same for a schedule prepared once: what a sweep over sizes calls.
-  Prediction predict(const PreparedSchedule& prepared, std::int64_t count, DataType type);
+  Prediction predict(const PreparedSchedule& prepared, std::int64_t count, DataType type,
+                     Placement placement = Placement::out_of_place);
 
   double gamma_seconds_per_byte() const { return gamma_seconds_per_byte_; }
 

@@ -66,7 +66,10 @@ MeasuredRow row_from_json(const nlohmann::json& row, const std::string& path, st
   measured.algorithm = string_member(row, "algorithm", path, where);
   measured.size_bytes = integer_member(row, "size_bytes", path, where);
   measured.count = integer_member(row, "count", path, where);
-  measured.placement = string_member(row, "placement", path, where);
+  const std::string placement = string_member(row, "placement", path, where);
+  if (placement != name_of(Placement::out_of_place) && placement != name_of(Placement::in_place))
+    fail(path, fmt::format("{}.placement: expected \"out-of-place\" or \"in-place\", got \"{}\"", where, placement));
+  measured.placement = placement == name_of(Placement::in_place) ? Placement::in_place : Placement::out_of_place;
   const nlohmann::json& median = member(member(row, "time_us", path, where), "p50", path, where + ".time_us");
   if (!median.is_number() || !(median.get<double>() > 0) || !std::isfinite(median.get<double>()))
     fail(path, fmt::format("{}.time_us.p50: expected a time > 0 us, got {}", where, median.dump()));
@@ -132,7 +135,8 @@ Comparison compare_reports(const std::vector<MeasuredReport>& reports, const std
         schedules.emplace(key, make_schedule(row.algorithm, Collective::allreduce, report.nranks));
       ComparedRow compared{report.path, report.nranks, report.type, row, {}, {}};
       for (const Predictor& predictor : predictors) {
-        const double predicted = predictor.seconds(schedules.at(key), row.count, report.type, report.segment_bytes);
+        const double predicted = predictor.seconds(schedules.at(key), row.count, report.type, report.segment_bytes,
+                                                    row.placement);
         compared.predicted_seconds.push_back(predicted);
         compared.relative_error.push_back((predicted - row.measured_seconds) / row.measured_seconds);
       }
@@ -171,7 +175,7 @@ nlohmann::json compare_to_json(const Comparison& comparison, std::int64_t min_by
                     {"type", name_of(row.type)},
                     {"size_bytes", row.measured.size_bytes},
                     {"count", row.measured.count},
-                    {"placement", row.measured.placement},
+                    {"placement", name_of(row.measured.placement)},
                     {"measured_us", row.measured.measured_seconds * 1e6},
                     {"predicted_us", std::move(predicted)},
                     {"relative_error", std::move(errors)}});

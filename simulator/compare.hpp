@@ -4,8 +4,8 @@
 //      placement, time_us.p50 = the median call);
 //   2. for every row of an algorithm with a schedule, build the schedule the bench ran
 //      (make_schedule(algorithm, allreduce, N), default options) once per (algorithm, N), and ask
-//      every Predictor for the time of that schedule on the row's count and type and the report's
-//      segment size;
+//      every Predictor for the time of that schedule on the row's count, type and placement and
+//      the report's segment size;
 //   3. relative error = (predicted - measured) / measured per row and model;
 //   4. per (algorithm, N, model): median and p90 (nearest rank) of |error| over the rows with
 //      size >= min_bytes, both placements counted.
@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "datatype.hpp"
+#include "job_footprint.hpp"
 #include "schedule.hpp"
 
 namespace ringlab::simulator {
@@ -27,7 +28,7 @@ struct MeasuredRow {
   std::string algorithm;
   std::int64_t size_bytes = 0;
   std::int64_t count = 0;
-  std::string placement;
+  Placement placement = Placement::out_of_place;
   double measured_seconds = 0;  // time_us.p50
 };
 
@@ -46,8 +47,11 @@ MeasuredReport read_measured_report(const std::string& path);
 
 struct Predictor {
   std::string name;  // e.g. "closed-form"
-  // The time of one call; segment_bytes is the segment size the bench ran with.
-  std::function<double(const Schedule&, std::int64_t count, DataType type, std::int64_t segment_bytes)> seconds;
+  // The time of one call; segment_bytes is the segment size the bench ran with, placement the
+  // row's column.
+  std::function<double(const Schedule&, std::int64_t count, DataType type, std::int64_t segment_bytes,
+                       Placement placement)>
+      seconds;
 };
 
 struct ComparedRow {

@@ -522,10 +522,11 @@ FlowLevelModel& FlowLevelModel::at_footprint(double footprint_bytes) {
   return *footprint_model_;
 }
 
-FlowPrediction FlowLevelModel::predict(const Schedule& schedule, std::int64_t count, DataType type) {
+FlowPrediction FlowLevelModel::predict(const Schedule& schedule, std::int64_t count, DataType type,
+                                       Placement placement) {
   check_schedule(schedule, topology_, count);
   if (!topology_.footprint_curves().empty())
-    return at_footprint(job_footprint_bytes(schedule, count, type)).predict(schedule, count, type);
+    return at_footprint(job_footprint_bytes(schedule, count, type, placement)).predict(schedule, count, type);
   routes_->release_cache();
   return Simulation(*routes_, gamma_seconds_per_byte_, options_, schedule, count, type).run();
 }

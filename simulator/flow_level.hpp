@@ -26,6 +26,7 @@
 
 #include "closed_form.hpp"
 #include "datatype.hpp"
+#include "job_footprint.hpp"
 #include "schedule.hpp"
 #include "topology.hpp"
 
@@ -86,7 +87,9 @@ class FlowLevelModel {
   // The time of one collective call on `count` elements of `type`; rank r is endpoint r. Refuses
   // what ClosedFormModel::predict refuses, and throws std::invalid_argument naming a stuck rank,
   // its step and the peer it waits for when the schedule's sends and receives do not match.
-  FlowPrediction predict(const Schedule& schedule, std::int64_t count, DataType type);
+  // The placement matters only on a topology with footprint curves (it sets the footprint).
+  FlowPrediction predict(const Schedule& schedule, std::int64_t count, DataType type,
+                         Placement placement = Placement::out_of_place);
 
   double gamma_seconds_per_byte() const { return gamma_seconds_per_byte_; }
   const FlowLevelOptions& options() const { return options_; }

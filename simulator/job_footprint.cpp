@@ -6,7 +6,7 @@
 
 namespace ringlab::simulator {
 
-double job_footprint_bytes(const Schedule& schedule, std::int64_t count, DataType type) {
+double job_footprint_bytes(const Schedule& schedule, std::int64_t count, DataType type, Placement placement) {
   const auto element_bytes = static_cast<double>(element_size(type));
   auto elements_of = [&](const ChunkRange& chunks) {
     const std::int64_t nchunks = schedule.nchunks;
@@ -14,6 +14,7 @@ double job_footprint_bytes(const Schedule& schedule, std::int64_t count, DataTyp
     return count - chunk_start(chunks.begin, count, nchunks) + chunk_start(chunks.end - nchunks, count, nchunks);
   };
   const int walked_ranks = schedule.circulant ? 1 : schedule.nranks;
+  const double buffers = placement == Placement::in_place ? 1 : 2;
   double total = 0;
   for (int rank = 0; rank < walked_ranks; ++rank) {
     double scratch = 0;
@@ -23,7 +24,7 @@ double job_footprint_bytes(const Schedule& schedule, std::int64_t count, DataTyp
         if (op.kind != OpKind::send) received += static_cast<double>(elements_of(op.chunks)) * element_bytes;
       scratch = std::max(scratch, received);
     }
-    total += 2 * static_cast<double>(count) * element_bytes + scratch;
+    total += buffers * static_cast<double>(count) * element_bytes + scratch;
   }
   return schedule.circulant ? total * schedule.nranks : total;
 }

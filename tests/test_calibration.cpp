@@ -283,6 +283,10 @@ TEST(CompareReports, ReadsTheSampleReportAndRefusesOthers) {
   refused(write_temporary("no-config.json", R"({"schema": "ringlab.bench/1", "kind": "measured", "command": "x"})"),
           "missing field \"config\"");
   refused("/nonexistent/report.json", "cannot read bench report");
+  std::ifstream sample(RINGLAB_SOURCE_DIR "/plotting/tests/sample-report-n2.json");
+  nlohmann::json document = nlohmann::json::parse(sample);
+  document["results"][1]["placement"] = "sideways";
+  refused(write_temporary("placement.json", document.dump()), "results[1].placement: expected \"out-of-place\" or \"in-place\"");
 }
 
 TEST(CompareReports, ErrorsAndTheirStatistics) {
@@ -291,11 +295,11 @@ TEST(CompareReports, ErrorsAndTheirStatistics) {
   report.nranks = 4;
   // measured 1, 2, 4, 8 ms at 64K..8M; a model that predicts 1.1 ms everywhere.
   for (int i = 0; i < 4; ++i)
-    report.rows.push_back({"ring", std::int64_t{65536} << (2 * i), (std::int64_t{65536} << (2 * i)) / 4, "in-place",
+    report.rows.push_back({"ring", std::int64_t{65536} << (2 * i), (std::int64_t{65536} << (2 * i)) / 4, simulator::Placement::in_place,
                            1e-3 * (1 << i)});
-  report.rows.push_back({"ring", 1024, 256, "in-place", 1e-3});  // below min_bytes: not summarised
-  report.rows.push_back({"mpi-native", 65536, 16384, "in-place", 1e-3});
-  const simulator::Predictor constant{"constant", [](const Schedule&, std::int64_t, DataType, std::int64_t) { return 1.1e-3; }};
+  report.rows.push_back({"ring", 1024, 256, simulator::Placement::in_place, 1e-3});  // below min_bytes: not summarised
+  report.rows.push_back({"mpi-native", 65536, 16384, simulator::Placement::in_place, 1e-3});
+  const simulator::Predictor constant{"constant", [](const Schedule&, std::int64_t, DataType, std::int64_t, simulator::Placement) { return 1.1e-3; }};
   const simulator::Comparison comparison = simulator::compare_reports({report}, {constant}, 65536);
   ASSERT_EQ(comparison.rows.size(), 5u);
   EXPECT_NEAR(comparison.rows[0].relative_error[0], 0.1, 1e-12);
@@ -317,12 +321,13 @@ TEST(CompareReports, ErrorsAndTheirStatistics) {
 TEST(CompareReports, ClosedFormPredictorPricesTheScheduleTheBenchRan) {
   const Topology topology = make_preset_topology("switch:4,bw=1e9,lat=1e-6");
   simulator::ClosedFormModel model(topology, 0);
-  const simulator::Predictor closed_form{"closed-form", [&](const Schedule& schedule, std::int64_t count, DataType type, std::int64_t) {
+  const simulator::Predictor closed_form{"closed-form", [&](const Schedule& schedule, std::int64_t count, DataType type, std::int64_t,
+                                                                        simulator::Placement) {
                                            return model.predict(schedule, count, type).seconds;
                                          }};
   simulator::MeasuredReport report;
   report.nranks = 4;
-  report.rows.push_back({"ring", 4 << 20, 1 << 20, "out-of-place", 1e-2});
+  report.rows.push_back({"ring", 4 << 20, 1 << 20, simulator::Placement::out_of_place, 1e-2});
   const auto comparison = simulator::compare_reports({report}, {closed_form}, 0);
   // ring, N = 4, n = 4 MiB on 1 GB/s links, 2 hops of 1 us: 6 steps x 2 us + 2 x 3/4 x n / 1e9.
   const double expected = 6 * 2e-6 + 2 * 0.75 * (4 << 20) / 1e9;
@@ -331,18 +336,34 @@ TEST(CompareReports, ClosedFormPredictorPricesTheScheduleTheBenchRan) {
 
 TEST(CompareReports, PassesTheReportsSegmentSizeToThePredictors) {
   std::vector<std::int64_t> seen;
-  const simulator::Predictor recording{"recording", [&](const Schedule&, std::int64_t, DataType, std::int64_t segment) {
+  const simulator::Predictor recording{"recording", [&](const Schedule&, std::int64_t, DataType, std::int64_t segment,
+                                                              simulator::Placement) {
                                          seen.push_back(segment);
                                          return 1.0;
                                        }};
   simulator::MeasuredReport whole;
   whole.nranks = 2;
   whole.segment_bytes = 0;
-  whole.rows.push_back({"ring", 1024, 256, "out-of-place", 1.0});
+  whole.rows.push_back({"ring", 1024, 256, simulator::Placement::out_of_place, 1.0});
   simulator::MeasuredReport segmented = whole;
   segmented.segment_bytes = 65536;
   simulator::compare_reports({whole, segmented}, {recording}, 0);
   EXPECT_EQ(seen, (std::vector<std::int64_t>{0, 65536}));
+}
+
+TEST(CompareReports, PassesEachRowsPlacementToThePredictors) {
+  std::vector<simulator::Placement> seen;
+  const simulator::Predictor recording{"recording", [&](const Schedule&, std::int64_t, DataType, std::int64_t,
+                                                       simulator::Placement placement) {
+                                         seen.push_back(placement);
+                                         return 1.0;
+                                       }};
+  simulator::MeasuredReport report;
+  report.nranks = 2;
+  report.rows.push_back({"ring", 1024, 256, simulator::Placement::out_of_place, 1.0});
+  report.rows.push_back({"ring", 1024, 256, simulator::Placement::in_place, 1.0});
+  simulator::compare_reports({report}, {recording}, 0);
+  EXPECT_EQ(seen, (std::vector<simulator::Placement>{simulator::Placement::out_of_place, simulator::Placement::in_place}));
 }
 
 }  // namespace

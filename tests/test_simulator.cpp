@@ -502,6 +502,30 @@ TEST(SimulatorFootprint, GammaCurveUnlessAnotherGammaIsGiven) {
               transfer + reduced * 2e-10, 1e-12);  // a gamma of its own replaces the curve
 }
 
+TEST(SimulatorFootprint, InPlaceIsPricedAtItsSmallerFootprint) {
+  // Bandwidth 40 GB/s up to 2^27 B of footprint, 10 GB/s from 2^29 B. Ring, N = 4, 2^24 float32:
+  // out of place 4 x 2.25 x 64 MiB = 2^29.17 B, in place 4 x 1.25 x 64 MiB = 2^28.32 B.
+  const std::string preset = "host-shm:4,bw=40e9,lat=0,mem_bw=1e15";
+  const Topology curved = with_curves(preset, {FootprintCurve({{0x1p27, 40e9}, {0x1p29, 10e9}}), {}, {}});
+  const Topology plain = make_preset_topology(preset);
+  const Schedule ring = make_schedule("ring", Collective::allreduce, 4);
+  const std::int64_t count = 1 << 24;
+  const double transferred = 6 * (count * 4.0 / 4);  // 2 (N - 1) chunks of a quarter of the buffer
+  ClosedFormModel curved_model(curved, 0.0), plain_model(plain, 0.0);
+  simulator::FlowLevelModel curved_flow(curved, 0.0);
+  const double out_of_place = curved_model.predict(ring, count, DataType::float32).seconds;
+  const double in_place = curved_model.predict(ring, count, DataType::float32, simulator::Placement::in_place).seconds;
+  EXPECT_NEAR(out_of_place, transferred / 10e9, 1e-12);  // beyond the curve's last point
+  const double in_place_bandwidth = FootprintCurve({{0x1p27, 40e9}, {0x1p29, 10e9}}).at(4 * 1.25 * count * 4.0);
+  EXPECT_NEAR(in_place, transferred / in_place_bandwidth, 1e-12);
+  EXPECT_LT(in_place, 0.95 * out_of_place);
+  EXPECT_NEAR(curved_flow.predict(ring, count, DataType::float32, simulator::Placement::in_place).prediction.seconds,
+              in_place, 1e-12);
+  // Without curves the placement changes nothing.
+  EXPECT_EQ(plain_model.predict(ring, count, DataType::float32, simulator::Placement::in_place).seconds,
+            plain_model.predict(ring, count, DataType::float32).seconds);
+}
+
 TEST(SimulatorFootprint, FootprintIsInputOutputAndScratchOfEveryRank) {
   const std::int64_t count = 1024;  // 4 KiB of float32
   // ring (circulant): a quarter of the buffer received per step.
@@ -515,6 +539,10 @@ TEST(SimulatorFootprint, FootprintIsInputOutputAndScratchOfEveryRank) {
   EXPECT_DOUBLE_EQ(
       simulator::job_footprint_bytes(make_schedule("parameter_server", Collective::allreduce, 4), count, DataType::float32),
       4 * 2 * 4096.0 + 3 * 4096.0 + 3 * 4096.0);
+  // in place the result overwrites the input: one buffer a rank, the same scratch.
+  EXPECT_DOUBLE_EQ(simulator::job_footprint_bytes(make_schedule("ring", Collective::allreduce, 4), count,
+                                                  DataType::float32, simulator::Placement::in_place),
+                   4 * (4096.0 + 1024));
 }
 
 }  // namespace

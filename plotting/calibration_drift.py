@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""How far two `ringlab calibrate` runs on the same ranks differ: did the machine change between them?
+
+A shared VM can change speed for minutes at a time (its virtual CPUs are moved on the host), so a
+bench run between two calibrations is only compared with the model when the calibration taken
+just before it and the one taken just after it agree (scripts/calibrate-and-compare.sh). Only
+calibration data is read, never an all-reduce.
+
+Steps:
+  1. pair the ping-pong samples (rank pair, bytes) and the reduce samples (bytes) of both files,
+     of at least --min-bytes (the sizes a comparison covers: below them a transfer is latency,
+     which does not show a change of bandwidth);
+  2. per kind (ping-pong, reduce) and size, the median over rank pairs of each file's median
+     one-way time (ping-pong) or median time (reduce): what the calibration's footprint curves
+     are built from;
+  3. drift of a kind = the mean over its sizes of |after / before - 1|; print both with the
+     largest single differences.
+Exit status: 0 when both drifts are <= --tolerance, 1 when one is larger, 2 on bad input (a
+message names the file and the field).
+Usage: calibration_drift.py BEFORE.json AFTER.json [--tolerance 0.10] [--min-bytes 65536]
+"""
+import argparse
+import json
+import statistics
+import sys
+
+
+class BadInput(Exception):
+    pass
+
+
+def field(document, path, name):
+    value = document
+    for key in name.split("."):
+        if not isinstance(value, dict) or key not in value:
+            raise BadInput(f"{path}: missing field '{name}' (is it a topology written by ringlab calibrate?)")
+        value = value[key]
+    return value
+
+
+def positive(value, path, name):
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or not value > 0:
+        raise BadInput(f"{path}: {name} must be a number > 0, got {value!r}")
+    return float(value)
+
+
+def samples_of(path):
+    """{(what, ranks, bytes): seconds} of one calibration file."""
+    try:
+        with open(path, encoding="utf-8") as stream:
+            document = json.load(stream)
+    except OSError as error:
+        raise BadInput(f"{path}: cannot read it: {error.strerror}") from error
+    except json.JSONDecodeError as error:
+        raise BadInput(f"{path}: not valid JSON: {error}") from error
+    samples = {}
+    for i, pair in enumerate(field(document, path, "calibration.ping_pong.pairs")):
+        ranks = tuple(field(pair, path, "ranks"))
+        for j, sample in enumerate(field(pair, path, "samples")):
+            name = f"calibration.ping_pong.pairs[{i}].samples[{j}].one_way_median_us"
+            samples[("ping-pong", ranks, field(sample, path, "bytes"))] = positive(
+                field(sample, path, "one_way_median_us"), path, name)
+    for j, sample in enumerate(field(document, path, "calibration.reduce.samples")):
+        name = f"calibration.reduce.samples[{j}].median_us"
+        samples[("reduce", (), field(sample, path, "bytes"))] = positive(field(sample, path, "median_us"), path, name)
+    return samples
+
+
+def drift(before, after, min_bytes):
+    """{kind: median |after/before - 1|} over the samples of >= min_bytes both have, and the
+    differences by key."""
+    shared = sorted(key for key in set(before) & set(after) if key[2] >= min_bytes)
+    differences = {key: after[key] / before[key] - 1 for key in shared}
+    drifts = {}
+    for kind in ("ping-pong", "reduce"):
+        sizes = sorted({size for what, _, size in shared if what == kind})
+        if not sizes:
+            raise BadInput(f"the two calibrations have no {kind} sample of >= {min_bytes} B in common "
+                           "(different rank counts?)")
+        changes = []
+        for size in sizes:
+            keys = [key for key in shared if key[0] == kind and key[2] == size]
+            changes.append(statistics.median(after[k] for k in keys) / statistics.median(before[k] for k in keys) - 1)
+        drifts[kind] = statistics.fmean(abs(change) for change in changes)
+    return drifts, differences
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("before")
+    parser.add_argument("after")
+    parser.add_argument("--tolerance", type=float, default=0.10,
+                        help="largest drift that counts as the same machine (default 0.10)")
+    parser.add_argument("--min-bytes", type=int, default=65536,
+                        help="smallest sample size compared (default 65536, compare's default)")
+    arguments = parser.parse_args(argv)
+    if not 0 < arguments.tolerance < 1:
+        print(f"calibration_drift: --tolerance must lie in (0, 1), got {arguments.tolerance}", file=sys.stderr)
+        return 2
+    if arguments.min_bytes < 0:
+        print(f"calibration_drift: --min-bytes must be >= 0, got {arguments.min_bytes}", file=sys.stderr)
+        return 2
+    try:
+        medians, differences = drift(samples_of(arguments.before), samples_of(arguments.after), arguments.min_bytes)
+    except BadInput as error:
+        print(f"calibration_drift: {error}", file=sys.stderr)
+        return 2
+    largest = sorted(differences.items(), key=lambda item: -abs(item[1]))[:3]
+    described = ", ".join(f"{what} {'-'.join(map(str, ranks)) or 'rank 0'} {size} B {d:+.1%}"
+                          for (what, ranks, size), d in largest)
+    same = all(median <= arguments.tolerance for median in medians.values())
+    print(f"calibration drift: ping-pong {medians['ping-pong']:.1%}, reduce {medians['reduce']:.1%} "
+          f"(mean over sizes >= {arguments.min_bytes} B of the change of the median over pairs; "
+          f"{'both within' if same else 'above'} {arguments.tolerance:.0%}); largest: {described}")
+    return 0 if same else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

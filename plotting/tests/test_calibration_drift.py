@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+"""Tests plotting/calibration_drift.py on synthetic calibrations. Usage: test_calibration_drift.py TMPDIR"""
+import copy
+import json
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOOL = os.path.join(os.path.dirname(HERE), "calibration_drift.py")
+
+
+def calibration(ping_pong_us, reduce_us):
+    """A calibration record with one pair (0, 1): {bytes: one-way us} and {bytes: reduce us}."""
+    return {"calibration": {
+        "ping_pong": {"pairs": [{"ranks": [0, 1], "samples": [
+            {"bytes": size, "one_way_median_us": us} for size, us in ping_pong_us.items()]}]},
+        "reduce": {"samples": [{"bytes": size, "median_us": us} for size, us in reduce_us.items()]}}}
+
+
+def run(directory, before, after, *extra):
+    paths = []
+    for name, document in (("before.json", before), ("after.json", after)):
+        path = os.path.join(directory, name)
+        with open(path, "w", encoding="utf-8") as stream:
+            stream.write(document if isinstance(document, str) else json.dumps(document))
+        paths.append(path)
+    done = subprocess.run([sys.executable, TOOL, *paths, *extra], capture_output=True, text=True, check=False)
+    return done.returncode, done.stdout + done.stderr
+
+
+def main():
+    directory = sys.argv[1]
+    os.makedirs(directory, exist_ok=True)
+    ping_pong = {8: 0.3, 65536: 2.0, 1 << 20: 30.0, 1 << 24: 900.0}
+    reduce = {65536: 1.2, 1 << 20: 20.0}
+    base = calibration(ping_pong, reduce)
+    failures = []
+
+    def expect(what, result, status, text):
+        if result[0] != status or text not in result[1]:
+            failures.append(f"{what}: expected status {status} and '{text}', got {result[0]}: {result[1].strip()}")
+
+    expect("same file", run(directory, base, base), 0, "ping-pong 0.0%, reduce 0.0%")
+    # latency-bound sizes below --min-bytes do not count: 8 B three times slower is no drift
+    slow_small = copy.deepcopy(base)
+    slow_small["calibration"]["ping_pong"]["pairs"][0]["samples"][0]["one_way_median_us"] = 0.9
+    expect("below min bytes", run(directory, base, slow_small), 0, "ping-pong 0.0%")
+    # one of three sizes 60 % slower: mean change 20 % > 10 %
+    slower = copy.deepcopy(base)
+    slower["calibration"]["ping_pong"]["pairs"][0]["samples"][2]["one_way_median_us"] = 48.0
+    expect("one size slower", run(directory, base, slower), 1, "ping-pong 20.0%")
+    expect("looser tolerance", run(directory, base, slower, "--tolerance", "0.25"), 0, "both within 25%")
+    faster_reduce = calibration(ping_pong, {65536: 0.6, 1 << 20: 10.0})
+    expect("reduce halved", run(directory, base, faster_reduce), 1, "reduce 50.0%")
+    expect("not json", run(directory, base, "{oops"), 2, "after.json: not valid JSON")
+    expect("not a calibration", run(directory, base, {"schema": "ringlab.topology/1"}), 2,
+           "missing field 'calibration.ping_pong.pairs'")
+    negative = copy.deepcopy(base)
+    negative["calibration"]["reduce"]["samples"][1]["median_us"] = -1
+    expect("negative time", run(directory, base, negative), 2, "calibration.reduce.samples[1].median_us must be")
+    expect("bad tolerance", run(directory, base, base, "--tolerance", "2"), 2, "--tolerance must lie in (0, 1)")
+    for failure in failures:
+        print("FAIL:", failure)
+    print(f"calibration_drift: {9 - len(failures)} passed, {len(failures)} failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
