@@ -375,7 +375,9 @@ TEST(SimulatorClosedForm, PackedScheduleEqualsTheWindowedWalk) {
         if (schedule.circulant) schedule = explicit_copy(schedule);
         const PreparedSchedule prepared(schedule);
         ASSERT_NE(prepared.compact(), nullptr) << algorithm;
-        for (std::int64_t count : {std::int64_t{0}, std::int64_t{3}, std::int64_t{nranks} * 1000 + 7}) {
+        // equal chunks (the walk's shortcut) and unequal ones
+        for (std::int64_t count : {std::int64_t{0}, std::int64_t{3}, std::int64_t{nranks} * 1000,
+                                   std::int64_t{nranks} * 1000 + 7}) {
           expect_identical(model.predict(prepared, count, DataType::float32), model.predict(schedule, count, DataType::float32),
                            fmt::format("{} {} {} count {}", preset, algorithm, name_of(collective), count));
         }
