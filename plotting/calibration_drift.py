@@ -7,22 +7,27 @@ just before it and the one taken just after it agree (scripts/calibrate-and-comp
 calibration data is read, never an all-reduce.
 
 Steps:
-  1. pair the ping-pong samples (rank pair, bytes) and the reduce samples (bytes) of both files,
-     of at least --min-bytes (the sizes a comparison covers: below them a transfer is latency,
-     which does not show a change of bandwidth);
-  2. per kind (ping-pong, reduce) and size, the median over rank pairs of each file's median
-     one-way time (ping-pong) or median time (reduce): what the calibration's footprint curves
-     are built from;
+  1. pair the samples of both files of at least --min-bytes (the sizes a comparison covers:
+     below them a transfer is latency, which does not show a change of bandwidth): ping-pong
+     (rank pair, bytes), concurrent streaming (bytes: every active rank sends and receives at
+     once, which shows what a lone transfer does not, e.g. two virtual CPUs that came to share
+     one core) and the reduce kernel (bytes);
+  2. per kind and size, the median over rank pairs of each file's median one-way time
+     (ping-pong), the slowest rank's median round (concurrent) or the median time (reduce): what
+     the calibration's footprint curves are built from;
   3. drift of a kind = the mean over its sizes of |after / before - 1|; print both with the
      largest single differences.
-Exit status: 0 when both drifts are <= --tolerance, 1 when one is larger, 2 on bad input (a
-message names the file and the field).
+Exit status: 0 when every kind's drift is <= --tolerance, 1 when one is larger, 2 on bad input
+(a message names the file and the field).
 Usage: calibration_drift.py BEFORE.json AFTER.json [--tolerance 0.10] [--min-bytes 65536]
 """
 import argparse
 import json
 import statistics
 import sys
+
+
+KINDS = ("ping-pong", "concurrent", "reduce")
 
 
 class BadInput(Exception):
@@ -60,6 +65,10 @@ def samples_of(path):
             name = f"calibration.ping_pong.pairs[{i}].samples[{j}].one_way_median_us"
             samples[("ping-pong", ranks, field(sample, path, "bytes"))] = positive(
                 field(sample, path, "one_way_median_us"), path, name)
+    for j, sample in enumerate(field(document, path, "calibration.concurrent.samples")):
+        name = f"calibration.concurrent.samples[{j}].slowest_rank_median_us"
+        samples[("concurrent", (), field(sample, path, "bytes"))] = positive(
+            field(sample, path, "slowest_rank_median_us"), path, name)
     for j, sample in enumerate(field(document, path, "calibration.reduce.samples")):
         name = f"calibration.reduce.samples[{j}].median_us"
         samples[("reduce", (), field(sample, path, "bytes"))] = positive(field(sample, path, "median_us"), path, name)
@@ -67,12 +76,12 @@ def samples_of(path):
 
 
 def drift(before, after, min_bytes):
-    """{kind: median |after/before - 1|} over the samples of >= min_bytes both have, and the
-    differences by key."""
+    """{kind: mean over sizes of |after/before - 1| of the median over pairs}, over the samples of
+    >= min_bytes both have, and the differences by key."""
     shared = sorted(key for key in set(before) & set(after) if key[2] >= min_bytes)
     differences = {key: after[key] / before[key] - 1 for key in shared}
     drifts = {}
-    for kind in ("ping-pong", "reduce"):
+    for kind in KINDS:
         sizes = sorted({size for what, _, size in shared if what == kind})
         if not sizes:
             raise BadInput(f"the two calibrations have no {kind} sample of >= {min_bytes} B in common "
@@ -106,12 +115,12 @@ def main(argv):
         print(f"calibration_drift: {error}", file=sys.stderr)
         return 2
     largest = sorted(differences.items(), key=lambda item: -abs(item[1]))[:3]
-    described = ", ".join(f"{what} {'-'.join(map(str, ranks)) or 'rank 0'} {size} B {d:+.1%}"
+    described = ", ".join(f"{what} {'-'.join(map(str, ranks)) or 'all'} {size} B {d:+.1%}"
                           for (what, ranks, size), d in largest)
     same = all(median <= arguments.tolerance for median in medians.values())
-    print(f"calibration drift: ping-pong {medians['ping-pong']:.1%}, reduce {medians['reduce']:.1%} "
-          f"(mean over sizes >= {arguments.min_bytes} B of the change of the median over pairs; "
-          f"{'both within' if same else 'above'} {arguments.tolerance:.0%}); largest: {described}")
+    drifts = ", ".join(f"{kind} {medians[kind]:.1%}" for kind in KINDS)
+    print(f"calibration drift: {drifts} (mean over sizes >= {arguments.min_bytes} B of the change of the "
+          f"median over pairs; {'all within' if same else 'above'} {arguments.tolerance:.0%}); largest: {described}")
     return 0 if same else 1
 
 

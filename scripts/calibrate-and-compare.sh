@@ -2,25 +2,26 @@
 # Issue 4's calibration and comparison on this machine (results/README.md, "Calibration").
 # For N = 2, 4 and 8 (mpi backend), in rounds:
 #   1. calibrate (before), 2. a bench sweep, 3. calibrate again (after);
-#   4. plotting/calibration_drift.py: did the machine change during the round? (ping-pong and
-#      reduce samples of before and after, median |difference| <= 10 %; a shared VM changes speed
-#      for minutes at a time);
+#   4. plotting/calibration_drift.py: did the machine change during the round? (the ping-pong,
+#      concurrent-streaming and reduce samples of before and after: per kind, the mean change over
+#      sizes >= 64 KiB <= 10 %; a shared VM changes speed for minutes at a time);
 #   5. compare the sweep with both models on the "before" topology, and plot.
-# A round whose calibrations agree is "steady" and ends the rounds for that N; at most 3 rounds.
+# A round whose calibrations agree is "steady" and ends the rounds for that N; at most ROUNDS
+# rounds (default 3).
 # Every round's files are kept, steady or not, and rounds.txt lists them with their drift.
 # Calibration never looks at an all-reduce, and the drift check reads calibrations only.
-# Usage: bash scripts/calibrate-and-compare.sh OUTDIR [BUILD]
+# Usage: bash scripts/calibrate-and-compare.sh OUTDIR [BUILD]   (RANKS="2 4": fewer N; ROUNDS=5)
 set -euo pipefail
 out=${1:?usage: $0 OUTDIR [BUILD]}
 build=${2:-build/release}
 ringlab=$build/cli/ringlab
 py=/usr/bin/python3
 day=$(date -u +%Y-%m-%d)
-max_rounds=3
+max_rounds=${ROUNDS:-3}
 mkdir -p "$out"
 rounds=$out/$day-rounds.txt
 echo "# $(date -u +%FT%TZ) scripts/calibrate-and-compare.sh $*" >> "$rounds"
-for n in 2 4 8; do
+for n in ${RANKS:-2 4 8}; do
   for round in $(seq 1 $max_rounds); do
     tag=$day-n$n-r$round
     mpiexec -n "$n" "$ringlab" calibrate --json "$out/$tag-before.json" --force > "$out/$tag-before.txt"

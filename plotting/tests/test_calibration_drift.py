@@ -10,11 +10,14 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TOOL = os.path.join(os.path.dirname(HERE), "calibration_drift.py")
 
 
-def calibration(ping_pong_us, reduce_us):
-    """A calibration record with one pair (0, 1): {bytes: one-way us} and {bytes: reduce us}."""
+def calibration(ping_pong_us, reduce_us, concurrent_us=None):
+    """A calibration record with one pair (0, 1): {bytes: one-way us}, {bytes: reduce us} and
+    {bytes: slowest rank's concurrent round us} (default: the ping-pong times)."""
+    concurrent_us = concurrent_us or ping_pong_us
     return {"calibration": {
         "ping_pong": {"pairs": [{"ranks": [0, 1], "samples": [
             {"bytes": size, "one_way_median_us": us} for size, us in ping_pong_us.items()]}]},
+        "concurrent": {"samples": [{"bytes": size, "slowest_rank_median_us": us} for size, us in concurrent_us.items()]},
         "reduce": {"samples": [{"bytes": size, "median_us": us} for size, us in reduce_us.items()]}}}
 
 
@@ -41,7 +44,7 @@ def main():
         if result[0] != status or text not in result[1]:
             failures.append(f"{what}: expected status {status} and '{text}', got {result[0]}: {result[1].strip()}")
 
-    expect("same file", run(directory, base, base), 0, "ping-pong 0.0%, reduce 0.0%")
+    expect("same file", run(directory, base, base), 0, "ping-pong 0.0%, concurrent 0.0%, reduce 0.0%")
     # latency-bound sizes below --min-bytes do not count: 8 B three times slower is no drift
     slow_small = copy.deepcopy(base)
     slow_small["calibration"]["ping_pong"]["pairs"][0]["samples"][0]["one_way_median_us"] = 0.9
@@ -50,9 +53,12 @@ def main():
     slower = copy.deepcopy(base)
     slower["calibration"]["ping_pong"]["pairs"][0]["samples"][2]["one_way_median_us"] = 48.0
     expect("one size slower", run(directory, base, slower), 1, "ping-pong 20.0%")
-    expect("looser tolerance", run(directory, base, slower, "--tolerance", "0.25"), 0, "both within 25%")
+    expect("looser tolerance", run(directory, base, slower, "--tolerance", "0.25"), 0, "all within 25%")
     faster_reduce = calibration(ping_pong, {65536: 0.6, 1 << 20: 10.0})
     expect("reduce halved", run(directory, base, faster_reduce), 1, "reduce 50.0%")
+    # two ranks at once 50 % slower at every size while a lone transfer is not: changed
+    slower_together = calibration(ping_pong, reduce, {size: us * 1.5 for size, us in ping_pong.items()})
+    expect("concurrent slower", run(directory, base, slower_together), 1, "ping-pong 0.0%, concurrent 50.0%")
     expect("not json", run(directory, base, "{oops"), 2, "after.json: not valid JSON")
     expect("not a calibration", run(directory, base, {"schema": "ringlab.topology/1"}), 2,
            "missing field 'calibration.ping_pong.pairs'")
@@ -62,7 +68,7 @@ def main():
     expect("bad tolerance", run(directory, base, base, "--tolerance", "2"), 2, "--tolerance must lie in (0, 1)")
     for failure in failures:
         print("FAIL:", failure)
-    print(f"calibration_drift: {9 - len(failures)} passed, {len(failures)} failed")
+    print(f"calibration_drift: {10 - len(failures)} passed, {len(failures)} failed")
     return 1 if failures else 0
 
 
