@@ -16,8 +16,9 @@
 // beta = 1 / route bandwidth: a server's N-1 incoming messages cost (N-1) n beta (incast), a
 // send and a receive in the same step cost max, not sum.
 // A topology with footprint curves (a calibrated host-shm) is priced as it is at the call's
-// footprint (job_footprint.hpp, which depends on the placement): Topology::at_footprint, then the steps above; gamma follows the
-// topology's gamma curve unless the model was given a gamma other than the topology's own.
+// footprint (job_footprint.hpp, which depends on the placement): Topology::at_footprint, then the
+// steps above; gamma follows the topology's gamma curve unless the model was given a gamma other
+// than the topology's own.
 #pragma once
 
 #include <cstdint>
