@@ -15,8 +15,8 @@ Steps:
   2. per kind and size, the median over rank pairs of each file's median one-way time
      (ping-pong), the slowest rank's median round (concurrent) or the median time (reduce): what
      the calibration's footprint curves are built from;
-  3. drift of a kind = the mean over its sizes of |after / before - 1|; print both with the
-     largest single differences.
+  3. drift of a kind = the mean over its sizes of |after / before - 1|; print each kind's with
+     the largest single differences.
 Exit status: 0 when every kind's drift is <= --tolerance, 1 when one is larger, 2 on bad input
 (a message names the file and the field).
 Usage: calibration_drift.py BEFORE.json AFTER.json [--tolerance 0.10] [--min-bytes 65536]
@@ -28,6 +28,7 @@ import sys
 
 
 KINDS = ("ping-pong", "concurrent", "reduce")
+WHO = {"concurrent": "all active ranks", "reduce": "rank 0"}  # the ranks of a sample without a pair
 
 
 class BadInput(Exception):
@@ -110,16 +111,16 @@ def main(argv):
         print(f"calibration_drift: --min-bytes must be >= 0, got {arguments.min_bytes}", file=sys.stderr)
         return 2
     try:
-        medians, differences = drift(samples_of(arguments.before), samples_of(arguments.after), arguments.min_bytes)
+        drift_by_kind, differences = drift(samples_of(arguments.before), samples_of(arguments.after), arguments.min_bytes)
     except BadInput as error:
         print(f"calibration_drift: {error}", file=sys.stderr)
         return 2
     largest = sorted(differences.items(), key=lambda item: -abs(item[1]))[:3]
-    described = ", ".join(f"{what} {'-'.join(map(str, ranks)) or 'all'} {size} B {d:+.1%}"
+    described = ", ".join(f"{what} {'-'.join(map(str, ranks)) or WHO[what]} {size} B {d:+.1%}"
                           for (what, ranks, size), d in largest)
-    same = all(median <= arguments.tolerance for median in medians.values())
-    drifts = ", ".join(f"{kind} {medians[kind]:.1%}" for kind in KINDS)
-    print(f"calibration drift: {drifts} (mean over sizes >= {arguments.min_bytes} B of the change of the "
+    same = all(value <= arguments.tolerance for value in drift_by_kind.values())
+    by_kind = ", ".join(f"{kind} {drift_by_kind[kind]:.1%}" for kind in KINDS)
+    print(f"calibration drift: {by_kind} (mean over sizes >= {arguments.min_bytes} B of the change of the "
           f"median over pairs; {'all within' if same else 'above'} {arguments.tolerance:.0%}); largest: {described}")
     return 0 if same else 1
 
