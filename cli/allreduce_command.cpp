@@ -10,6 +10,7 @@
 #include "cli_util.hpp"
 #include "commands.hpp"
 #include "execute.hpp"
+#include "placement.hpp"
 #include "job_options.hpp"
 #include "launch.hpp"
 #include "test_data.hpp"
@@ -82,7 +83,7 @@ int run_on(Communicator& comm, const AllreduceArguments& arguments, const std::o
     fmt::print("# ringlab allreduce: backend {}, {} ranks, {} elements of {} ({} B), op {}, {}, {} timed iterations\n"
                "{:<20} {:>12} {:>12} {:>12} {:>8}\n",
                comm.backend_name(), comm.size(), count, name_of(type), bytes, name_of(op),
-               arguments.in_place ? "in-place" : "out-of-place", arguments.iterations, "algorithm", "time (us)",
+               name_of(placement_of(arguments.in_place)), arguments.iterations, "algorithm", "time (us)",
                "algbw (GB/s)", "busbw (GB/s)", "#wrong");
   std::int64_t total_wrong = 0;
   for (const std::string& name : parse_name_list(arguments.algorithms, allreduce_implementations())) {

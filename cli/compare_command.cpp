@@ -53,7 +53,7 @@ void print_table(const simulator::Comparison& comparison) {
   fmt::print("\n");
   for (const simulator::ComparedRow& row : comparison.rows) {
     fmt::print("{:>2} {:<20} {:>10} {:<13} {:>13.2f}", row.nranks, row.measured.algorithm, row.measured.size_bytes,
-               simulator::name_of(row.measured.placement), row.measured.measured_seconds * 1e6);
+               name_of(row.measured.placement), row.measured.measured_seconds * 1e6);
     for (std::size_t model = 0; model < comparison.models.size(); ++model)
       fmt::print(" {:>14.2f} {:>7.1f}%", row.predicted_seconds[model] * 1e6, row.relative_error[model] * 100);
     fmt::print("\n");

@@ -213,7 +213,7 @@ int run_simulate(const SimulateArguments& arguments) {
             const nlohmann::json context = {{"command", arguments.command_line}, {"model", arguments.model},
                                             {"algorithm", options.algorithms[i]}, {"bytes", size.bytes},
                                             {"count", size.count}, {"datatype", name_of(options.type)},
-                                            {"placement", simulator::name_of(placement)},
+                                            {"placement", name_of(placement)},
                                             {"topology", arguments.topology}, {"segment_bytes", options.segment_bytes},
                                             {"gamma_seconds_per_byte", gamma}};
             bench::write_report(arguments.trace, simulator::flow_trace_json(predicted, topology, context));

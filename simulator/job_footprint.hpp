@@ -12,17 +12,12 @@
 #include <cstdint>
 
 #include "datatype.hpp"
+#include "placement.hpp"
 #include "schedule.hpp"
 
 namespace ringlab::simulator {
 
-// Where a call leaves its result: in an output buffer of its own, or over its input (the bench's
-// two columns, as nccl-tests prints them).
-enum class Placement { out_of_place, in_place };
-// "out-of-place" / "in-place", as bench reports write it.
-inline const char* name_of(Placement placement) {
-  return placement == Placement::in_place ? "in-place" : "out-of-place";
-}
+using ringlab::Placement;  // placement.hpp: the bench's two columns
 
 // Bytes; the schedule is trusted to be in range (check_schedule first).
 double job_footprint_bytes(const Schedule& schedule, std::int64_t count, DataType type,

@@ -12,6 +12,8 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "placement.hpp"
+
 namespace ringlab::bench {
 
 namespace {
@@ -98,7 +100,7 @@ nlohmann::json make_report(const RunDescription& run, const BenchOptions& option
                        {"count", row.count},
                        {"type", name_of(options.type)},
                        {"redop", name_of(options.op)},
-                       {"placement", row.in_place ? "in-place" : "out-of-place"},
+                       {"placement", name_of(placement_of(row.in_place))},
                        {"time_us",
                         {{"avg", row.time.avg_us},
                          {"min", row.time.min_us},

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "execute.hpp"
+#include "placement.hpp"
 #include "test_data.hpp"
 
 namespace ringlab::bench {
@@ -156,7 +157,7 @@ std::vector<ResultRow> run_sweep(Communicator& comm, const BenchOptions& options
         } catch (const TimeoutError& error) {
           throw TimeoutError(fmt::format("{} [bench: the barrier before timing {} at {} B {}, after --timeout {} s]",
                                          error.what(), collective.algorithm(), size.bytes,
-                                         in_place ? "in-place" : "out-of-place", options.timeout_seconds));
+                                         name_of(placement_of(in_place)), options.timeout_seconds));
         }
         const int iterations = iterations_for(options, size.bytes);
         // [0] the loop, [1..iterations] each call, [iterations + 1] the loop by wall clock (the check
