@@ -71,8 +71,9 @@ ConcurrentMeasurement measure_concurrent(Communicator& comm, int cores, const st
 std::vector<ReduceSample> measure_reduce(Communicator& comm, const std::vector<std::int64_t>& sizes,
                                          double timeout_seconds);
 
-// Operand sizes for measure_reduce: 64 KiB, 256 KiB, 1 MiB, 4 MiB (in cache; those below s), then
-// s, 2s, 4s with s = 2 x the last-level cache, at least 16 MiB and at most 64 MiB (out of cache).
+// Operand sizes for measure_reduce: 64 KiB, 256 KiB, 1 MiB, 4 MiB (in cache; those below s), every
+// power of two from 8 MiB below s (leaving the cache), then s, 2s, 4s with s = 2 x the last-level
+// cache, at least 16 MiB and at most 64 MiB (out of cache).
 std::vector<std::int64_t> reduce_sizes();
 
 }  // namespace ringlab::calibration

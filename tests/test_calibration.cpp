@@ -212,6 +212,21 @@ TEST(CalibrationFootprint, RecordReadsBackToTheSameFit) {
   EXPECT_NE(message(bad).find("missing field \"endpoints\""), std::string::npos);
 }
 
+// The reduce sizes reach past the last-level cache without a gap wider than 2x from 4 MiB on, so
+// that the gamma curve does not interpolate across the cache's edge (docs/calibration.md).
+TEST(CalibrationMeasure, ReduceSizesSampleTheCacheEdge) {
+  const std::vector<std::int64_t> sizes = calibration::reduce_sizes();
+  ASSERT_GE(sizes.size(), 5u);
+  EXPECT_EQ(sizes.front(), 65536);
+  EXPECT_GE(sizes.back(), std::int64_t{64} << 20);
+  for (std::size_t i = 1; i < sizes.size(); ++i) {
+    EXPECT_LT(sizes[i - 1], sizes[i]);
+    if (sizes[i - 1] >= (std::int64_t{4} << 20)) {
+      EXPECT_LE(sizes[i], 2 * sizes[i - 1]) << sizes[i - 1];
+    }
+  }
+}
+
 TEST(CalibrationMeasure, PairsToMeasure) {
   EXPECT_EQ(calibration::pairs_to_measure(2).size(), 1u);
   EXPECT_EQ(calibration::pairs_to_measure(8).size(), 28u);
