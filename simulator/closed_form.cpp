@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <span>
 #include <stdexcept>
 
@@ -94,6 +95,12 @@ std::vector<std::optional<std::int64_t>> rotations_between_steps(const Schedule&
 
 }  // namespace
 
+std::size_t loads_period(int nranks, std::int64_t nchunks, std::int64_t count) {
+  const std::int64_t chunk_period = nchunks / std::gcd(nchunks, count % nchunks);
+  const std::int64_t rank_period = chunk_period / std::gcd(chunk_period, nchunks / nranks);
+  return static_cast<std::size_t>(nranks % rank_period == 0 ? rank_period : nranks);
+}
+
 ClosedFormModel::ClosedFormModel(const Topology& topology, double gamma_seconds_per_byte)
     : route_costs_(topology), gamma_seconds_per_byte_(gamma_seconds_per_byte) {
   if (!(gamma_seconds_per_byte >= 0) || !std::isfinite(gamma_seconds_per_byte))
@@ -140,9 +147,11 @@ std::optional<Prediction> ClosedFormModel::predict_circulant(const Schedule& sch
   const std::vector<Step>& steps = schedule.programs.front().steps;
   const std::optional<TemplateRoutes> routes = template_routes(schedule, route_costs_);
   if (!routes) return std::nullopt;
-  const auto nranks = static_cast<std::size_t>(schedule.nranks);
   const std::int64_t nchunks = schedule.nchunks;
   const std::int64_t chunk_shift = nchunks / schedule.nranks;
+  // Only the first `slots` ranks are walked: rank r + slots runs exactly as rank r (loads_period),
+  // and every array below is indexed by rank modulo slots.
+  const std::size_t slots = loads_period(schedule.nranks, nchunks, count);
   const auto bytes_per_element = static_cast<double>(element_size(type));
   std::vector<std::int64_t> starts(static_cast<std::size_t>(nchunks) + 1);
   for (std::size_t chunk = 0; chunk < starts.size(); ++chunk)
@@ -160,35 +169,35 @@ std::optional<Prediction> ClosedFormModel::predict_circulant(const Schedule& sch
     run_end[step] = step + 1 < steps.size() && rotation[step + 1] && rotation[step + 1] == rotation[step]
                         ? run_end[step + 1]
                         : step + 1;
-  std::vector<double> outgoing(nranks), incoming(nranks), reduced(nranks);
-  std::vector<double> finish(nranks, 0.0), next_finish(nranks);
+  std::vector<double> outgoing(slots), incoming(slots), reduced(slots);
+  std::vector<double> finish(slots, 0.0), next_finish(slots);
   std::size_t frame = 0;
   bool loads_of_run = false;  // the loads are those of the current run's first step
   int extrapolated = 0;
   int walked_in_run = 0;  // steps of the run walked after its first
   // finish[r] becomes rank r + frame's finish, then frame is 0.
   auto to_rank_order = [&] {
-    for (std::size_t self = 0; self < nranks; ++self)
-      next_finish[self] = finish[self + frame < nranks ? self + frame : self + frame - nranks];
+    for (std::size_t self = 0; self < slots; ++self)
+      next_finish[self] = finish[self + frame < slots ? self + frame : self + frame - slots];
     finish.swap(next_finish);
     frame = 0;
   };
   for (std::size_t step = 0; step < steps.size(); ++step) {
     if (loads_of_run && rotation[step]) {
-      const auto q = static_cast<std::size_t>(*rotation[step] % schedule.nranks);
+      const auto q = static_cast<std::size_t>(*rotation[step]) % slots;
       if (walked_in_run > 0) {
         // The run's first two steps are walked: its rest, slot by uneven slot (rotated_run.hpp).
         std::vector<RotatedRunOp> ops;
         for (std::size_t i = 0; i < steps[step].size(); ++i) {
           const Op& op = steps[step][i];
-          ops.push_back({static_cast<std::size_t>(op.peer % schedule.nranks), op.kind == OpKind::send,
+          ops.push_back({static_cast<std::size_t>(op.peer) % slots, op.kind == OpKind::send,
                          routes->of(step)[i].latency_seconds});
         }
         const int rest = static_cast<int>(run_end[step] - step);
         const RotatedRunWalk run = walk_rotated_run({outgoing, incoming, reduced}, ops, q, gamma_seconds_per_byte_,
                                                     rest, finish, next_finish, advance_tolerance);
         extrapolated += run.steps_extrapolated;
-        frame = static_cast<std::size_t>((frame + (static_cast<std::size_t>(rest) % nranks) * q) % nranks);
+        frame = static_cast<std::size_t>((frame + (static_cast<std::size_t>(rest) % slots) * q) % slots);
         loads_of_run = false;
         step = run_end[step] - 1;
         continue;
@@ -198,7 +207,7 @@ std::optional<Prediction> ClosedFormModel::predict_circulant(const Schedule& sch
       std::copy(finish.end() - static_cast<std::ptrdiff_t>(q), finish.end(), next_finish.begin());
       std::copy(finish.begin(), finish.end() - static_cast<std::ptrdiff_t>(q), next_finish.begin() + static_cast<std::ptrdiff_t>(q));
       finish.swap(next_finish);
-      frame = frame + q < nranks ? frame + q : frame + q - nranks;
+      frame = frame + q < slots ? frame + q : frame + q - slots;
     } else {
       if (frame != 0) to_rank_order();
       loads_of_run = true;
@@ -213,7 +222,7 @@ std::optional<Prediction> ClosedFormModel::predict_circulant(const Schedule& sch
         const std::int64_t width = op.chunks.size();
         std::vector<double>& port = op.kind == OpKind::send ? outgoing : incoming;
         std::int64_t begin = op.chunks.begin % nchunks;
-        for (std::size_t rank = 0; rank < nranks; ++rank, begin = begin + chunk_shift < nchunks ? begin + chunk_shift
+        for (std::size_t rank = 0; rank < slots; ++rank, begin = begin + chunk_shift < nchunks ? begin + chunk_shift
                                                                                             : begin + chunk_shift - nchunks) {
           const std::int64_t end = begin + width;
           const std::int64_t elements =
@@ -231,27 +240,29 @@ std::optional<Prediction> ClosedFormModel::predict_circulant(const Schedule& sch
     for (std::size_t i = 0; i < steps[step].size(); ++i) {
       const Op& op = steps[step][i];
       const double latency = routes->of(step)[i].latency_seconds;
-      const auto offset = static_cast<std::size_t>(op.peer % schedule.nranks);
-      const auto wrap = nranks - offset;  // the first rank whose peer wraps around
+      const auto offset = static_cast<std::size_t>(op.peer) % slots;
+      const auto wrap = slots - offset;  // the first rank whose peer wraps around
       const auto forward = static_cast<std::ptrdiff_t>(offset);
-      const auto backward = forward - static_cast<std::ptrdiff_t>(nranks);
+      const auto backward = forward - static_cast<std::ptrdiff_t>(slots);
       // Two runs without a wrap test, so that the compiler can vectorise them.
       if (op.kind == OpKind::send) {
         relax<true>(outgoing.data(), incoming.data(), finish.data(), next_finish.data(), 0, wrap, forward, latency);
-        relax<true>(outgoing.data(), incoming.data(), finish.data(), next_finish.data(), wrap, nranks, backward, latency);
+        relax<true>(outgoing.data(), incoming.data(), finish.data(), next_finish.data(), wrap, slots, backward, latency);
       } else {
         relax<false>(outgoing.data(), incoming.data(), finish.data(), next_finish.data(), 0, wrap, forward, latency);
-        relax<false>(outgoing.data(), incoming.data(), finish.data(), next_finish.data(), wrap, nranks, backward, latency);
+        relax<false>(outgoing.data(), incoming.data(), finish.data(), next_finish.data(), wrap, slots, backward, latency);
       }
     }
-    for (std::size_t self = 0; self < nranks; ++self) next_finish[self] += gamma_seconds_per_byte_ * reduced[self];
+    for (std::size_t self = 0; self < slots; ++self) next_finish[self] += gamma_seconds_per_byte_ * reduced[self];
     finish.swap(next_finish);  // finish: after this step; next_finish: before it
   }
   if (frame != 0) to_rank_order();
   Prediction prediction;
   prediction.steps = static_cast<int>(steps.size());
   prediction.seconds = finish.empty() ? 0.0 : *std::max_element(finish.begin(), finish.end());
-  prediction.rank_finish_seconds = std::move(finish);
+  prediction.rank_finish_seconds.resize(static_cast<std::size_t>(schedule.nranks));
+  for (std::size_t rank = 0; rank < prediction.rank_finish_seconds.size(); ++rank)
+    prediction.rank_finish_seconds[rank] = finish[rank % slots];
   prediction.steps_extrapolated = extrapolated;
   return prediction;
 }

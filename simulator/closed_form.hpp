@@ -111,7 +111,9 @@ class ClosedFormModel {
   // steps only the ranks whose sources advanced unevenly are computed, the others advanced by
   // their last advance, and once none is uneven the rest of the run is added in one go
   // (steps_extrapolated; rotated_run.hpp): equal to the walk up to rounding, O(N + steps x uneven
-  // ranks) per run instead of O(N x steps). Nothing when a used offset's cost varies between ranks.
+  // ranks) per run instead of O(N x steps). Ranks loads_period apart run alike, so only that many
+  // are walked (1024 float32 on 65536 ranks: 64). Nothing when a used offset's cost varies between
+  // ranks.
   std::optional<Prediction> predict_circulant(const Schedule& schedule, std::int64_t count, DataType type);
   // An explicit schedule, packed: every rank walked step by step from the packed ops, the same
   // arithmetic in the same order as the windowed walk of predict (which remains for circulant
@@ -147,6 +149,15 @@ class ClosedFormModel {
   std::unique_ptr<Topology> footprint_topology_;
   std::unique_ptr<ClosedFormModel> footprint_model_;
 };
+
+// How many ranks apart a circulant schedule's ranks carry the same loads at `count` elements.
+// chunk_start(c) = c q + floor(c r / nchunks) (r = count mod nchunks), so chunk sizes repeat every
+// nchunks / gcd(nchunks, r) chunks; rank r's chunks lie chunk_shift = nchunks / nranks further on
+// than rank r - 1's, so loads repeat every that / gcd(that, chunk_shift) ranks. On a network where
+// each offset costs alike from every rank, ranks that far apart run alike step for step (the same
+// operations on the same values), and the closed form walks one period of ranks: 1024 float32 on
+// 65536 ranks repeat every 64 ranks. nranks when the period does not divide it. nchunks >= 1.
+std::size_t loads_period(int nranks, std::int64_t nchunks, std::int64_t count);
 
 // The gamma a model given `gamma_seconds_per_byte` uses on `topology` at a footprint: the
 // topology's gamma curve there when the model's gamma is the topology's own, else the model's.

@@ -26,6 +26,7 @@ namespace {
 using simulator::ClosedFormModel;
 using simulator::CompactOp;
 using simulator::CompactSchedule;
+using simulator::loads_period;
 using simulator::Prediction;
 using simulator::PreparedSchedule;
 
@@ -315,6 +316,38 @@ TEST(SimulatorClosedForm, UnequalChunksCirculantWalkEqualsTheRankByRankWalk) {
     }
   }
   EXPECT_GT(extrapolated, 0) << "no settled run was ever extrapolated";
+}
+
+TEST(SimulatorClosedForm, LoadsRepeatEveryPeriodOfRanks) {
+  EXPECT_EQ(loads_period(65536, 65536, 1024), 64u);                      // one element every 64th chunk
+  EXPECT_EQ(loads_period(65536, 65536, std::int64_t{1} << 24), 1u);      // equal chunks
+  EXPECT_EQ(loads_period(65535, 65535, std::int64_t{1} << 24), 65535u);  // r = 256, gcd 1
+  EXPECT_EQ(loads_period(96, 96, 1000), 12u);                            // r = 40: chunks repeat every 12
+  EXPECT_EQ(loads_period(96, 192, 1000), 12u);                           // every 24 chunks, 2 a rank
+  EXPECT_EQ(loads_period(96, 96, 7), 96u);
+  EXPECT_EQ(loads_period(10, 20, 6), 5u);                                // every 10 chunks, 2 a rank
+  EXPECT_EQ(loads_period(12, 12, 0), 1u);
+  EXPECT_EQ(loads_period(12, 36, 4), 3u);                                // every 9 chunks, 3 a rank
+}
+
+TEST(SimulatorClosedForm, PeriodicLoadsWalkOnePeriodAndAgreeWithTheWalk) {
+  // Fewer elements than chunks, or a count whose remainder shares factors with N: the loads
+  // repeat every loads_period ranks and the circulant walk covers one period; every rank's
+  // finish must still agree with the rank-by-rank walk of the explicit copy.
+  for (const std::string preset : {"switch:96", "ring:96,bw=5e9,lat=3e-6"}) {
+    const Topology topology = make_preset_topology(preset);
+    ClosedFormModel model(topology, gamma_seconds_per_byte);
+    for (const char* algorithm : {"ring", "interval_paired"}) {
+      const Schedule circulant = make_schedule(algorithm, Collective::allreduce, 96);
+      const Schedule walked = explicit_copy(circulant);
+      for (std::int64_t count : {std::int64_t{3}, std::int64_t{48}, std::int64_t{504}, std::int64_t{1000}}) {
+        ASSERT_LT(loads_period(96, circulant.nchunks, count), 96u) << algorithm << " " << count;
+        expect_equal_up_to_rounding(model.predict(circulant, count, DataType::float32),
+                                    model.predict(walked, count, DataType::float32),
+                                    fmt::format("{} {} count {}", preset, algorithm, count));
+      }
+    }
+  }
 }
 
 TEST(SimulatorClosedForm, SettledRingRunsAreExtrapolatedAndAgreeWithTheWalk) {
