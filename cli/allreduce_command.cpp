@@ -10,9 +10,9 @@
 #include "cli_util.hpp"
 #include "commands.hpp"
 #include "execute.hpp"
-#include "placement.hpp"
 #include "job_options.hpp"
 #include "launch.hpp"
+#include "placement.hpp"
 #include "test_data.hpp"
 
 namespace ringlab::cli {
