@@ -3,6 +3,7 @@
 // which prices each placement at the memory it touches and reads the spelling back from reports.
 #pragma once
 
+#include <optional>
 #include <string_view>
 
 namespace ringlab {
@@ -14,6 +15,13 @@ constexpr Placement placement_of(bool in_place) { return in_place ? Placement::i
 // "out-of-place" / "in-place", as reports and tables write it.
 constexpr std::string_view name_of(Placement placement) {
   return placement == Placement::in_place ? "in-place" : "out-of-place";
+}
+
+// The placement a report spells `name` (name_of's inverse); nothing for any other text.
+constexpr std::optional<Placement> placement_named(std::string_view name) {
+  for (const Placement placement : {Placement::out_of_place, Placement::in_place})
+    if (name == name_of(placement)) return placement;
+  return std::nullopt;
 }
 
 }  // namespace ringlab

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <stdexcept>
 
@@ -67,9 +68,10 @@ MeasuredRow row_from_json(const nlohmann::json& row, const std::string& path, st
   measured.size_bytes = integer_member(row, "size_bytes", path, where);
   measured.count = integer_member(row, "count", path, where);
   const std::string placement = string_member(row, "placement", path, where);
-  if (placement != name_of(Placement::out_of_place) && placement != name_of(Placement::in_place))
+  const std::optional<Placement> named = placement_named(placement);
+  if (!named)
     fail(path, fmt::format("{}.placement: expected \"out-of-place\" or \"in-place\", got \"{}\"", where, placement));
-  measured.placement = placement == name_of(Placement::in_place) ? Placement::in_place : Placement::out_of_place;
+  measured.placement = *named;
   const nlohmann::json& median = member(member(row, "time_us", path, where), "p50", path, where + ".time_us");
   if (!median.is_number() || !(median.get<double>() > 0) || !std::isfinite(median.get<double>()))
     fail(path, fmt::format("{}.time_us.p50: expected a time > 0 us, got {}", where, median.dump()));
