@@ -16,21 +16,15 @@
 namespace ringlab::simulator {
 namespace {
 
-// How far two ranks' step-to-step advances may differ, relative to the largest finish time, and
-// still count as one value (rotated_run.hpp): about ten times the rounding of a finish time;
-// ranks whose chunks differ by one element part by far more. Larger tolerances merge real
-// differences and move single ranks' finishes by up to steps x tolerance.
-constexpr double advance_tolerance = 1e-15;
-
 // One op of one circulant step for ranks [first, last), whose peer is self + shift: the transfer
 // starts when both have finished the step before (finish) and lasts latency + the slower of the
 // sender's outgoing and the receiver's incoming port; next holds each rank's latest end so far.
 template <bool sending>
-void relax(const double* __restrict outgoing, const double* __restrict incoming, const double* __restrict finish,
-           double* __restrict next, std::size_t first, std::size_t last, std::ptrdiff_t shift, double latency) {
+void relax(const Ticks* __restrict outgoing, const Ticks* __restrict incoming, const Ticks* __restrict finish,
+           Ticks* __restrict next, std::size_t first, std::size_t last, std::ptrdiff_t shift, Ticks latency) {
   for (std::size_t self = first; self < last; ++self) {
     const auto peer = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(self) + shift);
-    const double duration =
+    const Ticks duration =
         latency + (sending ? std::max(outgoing[self], incoming[peer]) : std::max(outgoing[peer], incoming[self]));
     next[self] = std::max(next[self], std::max(finish[self], finish[peer]) + duration);
   }
@@ -93,6 +87,42 @@ std::vector<std::optional<std::int64_t>> rotations_between_steps(const Schedule&
   return rotation;
 }
 
+// The circulant walk's times are whole ticks of `unit` seconds: every load, latency and
+// reduction is rounded to the grid once, and from then on sums and maxima are exact, so ranks
+// that run alike finish alike to the tick (rotated_run.hpp). The unit is 2^-61 of a bound on
+// the longest the schedule can take (every step's longest latency plus its largest chunks at its
+// slowest routes), so no finish overflows and rounding moves one by at most a tick a step:
+// about 1e-13 of the time after 2^17 steps.
+// Times are never negative, so rounding is adding a half and truncating (no libm call: the
+// walk converts every rank's loads at every step).
+struct TickGrid {
+  double unit = 1;
+  double ticks_per_second = 1;
+  Ticks ticks(double seconds) const { return static_cast<Ticks>(seconds * ticks_per_second + 0.5); }
+  double seconds(Ticks value) const { return unit * static_cast<double>(value); }
+};
+TickGrid tick_grid(const Schedule& schedule, const TemplateRoutes& routes, std::int64_t count,
+                   double bytes_per_element, double gamma_seconds_per_byte) {
+  const std::int64_t largest_chunk = count / schedule.nchunks + (count % schedule.nchunks != 0 ? 1 : 0);
+  const double chunk_bytes = static_cast<double>(largest_chunk) * bytes_per_element;
+  const std::vector<Step>& steps = schedule.programs.front().steps;
+  double longest = 0;
+  for (std::size_t step = 0; step < steps.size(); ++step) {
+    double latency = 0, ports = 0, reduced = 0;
+    for (std::size_t i = 0; i < steps[step].size(); ++i) {
+      const Op& op = steps[step][i];
+      const double bytes = static_cast<double>(op.chunks.size()) * chunk_bytes;
+      latency = std::max(latency, routes.of(step)[i].latency_seconds);
+      ports += bytes * routes.of(step)[i].seconds_per_byte;
+      if (op.kind == OpKind::recv_reduce) reduced += bytes;
+    }
+    longest += latency + ports + gamma_seconds_per_byte * reduced;
+  }
+  constexpr double grid_ticks = 2305843009213693952.0;  // 2^61
+  const double unit = longest > 0 ? longest / grid_ticks : 1.0;
+  return {unit, 1.0 / unit};
+}
+
 }  // namespace
 
 std::size_t loads_period(int nranks, std::int64_t nchunks, std::int64_t count) {
@@ -153,6 +183,7 @@ std::optional<Prediction> ClosedFormModel::predict_circulant(const Schedule& sch
   // and every array below is indexed by rank modulo slots.
   const std::size_t slots = loads_period(schedule.nranks, nchunks, count);
   const auto bytes_per_element = static_cast<double>(element_size(type));
+  const TickGrid grid = tick_grid(schedule, *routes, count, bytes_per_element, gamma_seconds_per_byte_);
   std::vector<std::int64_t> starts(static_cast<std::size_t>(nchunks) + 1);
   for (std::size_t chunk = 0; chunk < starts.size(); ++chunk)
     starts[chunk] = chunk_start(static_cast<std::int64_t>(chunk), count, nchunks);
@@ -169,8 +200,9 @@ std::optional<Prediction> ClosedFormModel::predict_circulant(const Schedule& sch
     run_end[step] = step + 1 < steps.size() && rotation[step + 1] && rotation[step + 1] == rotation[step]
                         ? run_end[step + 1]
                         : step + 1;
-  std::vector<double> outgoing(slots), incoming(slots), reduced(slots);
-  std::vector<double> finish(slots, 0.0), next_finish(slots);
+  std::vector<double> outgoing_seconds(slots), incoming_seconds(slots), reduced_bytes(slots);
+  std::vector<Ticks> outgoing(slots), incoming(slots), reduction(slots);
+  std::vector<Ticks> finish(slots, 0), next_finish(slots);
   std::size_t frame = 0;
   bool loads_of_run = false;  // the loads are those of the current run's first step
   int extrapolated = 0;
@@ -191,11 +223,11 @@ std::optional<Prediction> ClosedFormModel::predict_circulant(const Schedule& sch
         for (std::size_t i = 0; i < steps[step].size(); ++i) {
           const Op& op = steps[step][i];
           ops.push_back({static_cast<std::size_t>(op.peer) % slots, op.kind == OpKind::send,
-                         routes->of(step)[i].latency_seconds});
+                         grid.ticks(routes->of(step)[i].latency_seconds)});
         }
         const int rest = static_cast<int>(run_end[step] - step);
-        const RotatedRunWalk run = walk_rotated_run({outgoing, incoming, reduced}, ops, q, gamma_seconds_per_byte_,
-                                                    rest, finish, next_finish, advance_tolerance);
+        const RotatedRunWalk run =
+            walk_rotated_run({outgoing, incoming, reduction}, ops, q, rest, finish, next_finish);
         extrapolated += run.steps_extrapolated;
         frame = static_cast<std::size_t>((frame + (static_cast<std::size_t>(rest) % slots) * q) % slots);
         loads_of_run = false;
@@ -212,15 +244,15 @@ std::optional<Prediction> ClosedFormModel::predict_circulant(const Schedule& sch
       if (frame != 0) to_rank_order();
       loads_of_run = true;
       walked_in_run = 0;
-      std::fill(outgoing.begin(), outgoing.end(), 0.0);
-      std::fill(incoming.begin(), incoming.end(), 0.0);
-      std::fill(reduced.begin(), reduced.end(), 0.0);
+      std::fill(outgoing_seconds.begin(), outgoing_seconds.end(), 0.0);
+      std::fill(incoming_seconds.begin(), incoming_seconds.end(), 0.0);
+      std::fill(reduced_bytes.begin(), reduced_bytes.end(), 0.0);
       // Port loads, op by op in the template's order (each rank's sums in its op order).
       for (std::size_t i = 0; i < steps[step].size(); ++i) {
         const Op& op = steps[step][i];
         const double seconds_per_byte = routes->of(step)[i].seconds_per_byte;
         const std::int64_t width = op.chunks.size();
-        std::vector<double>& port = op.kind == OpKind::send ? outgoing : incoming;
+        std::vector<double>& port = op.kind == OpKind::send ? outgoing_seconds : incoming_seconds;
         std::int64_t begin = op.chunks.begin % nchunks;
         for (std::size_t rank = 0; rank < slots; ++rank, begin = begin + chunk_shift < nchunks ? begin + chunk_shift
                                                                                             : begin + chunk_shift - nchunks) {
@@ -230,8 +262,13 @@ std::optional<Prediction> ClosedFormModel::predict_circulant(const Schedule& sch
                              : count - starts[static_cast<std::size_t>(begin)] + starts[static_cast<std::size_t>(end - nchunks)];
           const double bytes = static_cast<double>(elements) * bytes_per_element;
           port[rank] += bytes * seconds_per_byte;
-          if (op.kind == OpKind::recv_reduce) reduced[rank] += bytes;
+          if (op.kind == OpKind::recv_reduce) reduced_bytes[rank] += bytes;
         }
+      }
+      for (std::size_t rank = 0; rank < slots; ++rank) {
+        outgoing[rank] = grid.ticks(outgoing_seconds[rank]);
+        incoming[rank] = grid.ticks(incoming_seconds[rank]);
+        reduction[rank] = grid.ticks(gamma_seconds_per_byte_ * reduced_bytes[rank]);
       }
     }
     // When each transfer ends, hence each rank's step: a send's receiver and a receive's sender
@@ -239,7 +276,7 @@ std::optional<Prediction> ClosedFormModel::predict_circulant(const Schedule& sch
     std::copy(finish.begin(), finish.end(), next_finish.begin());
     for (std::size_t i = 0; i < steps[step].size(); ++i) {
       const Op& op = steps[step][i];
-      const double latency = routes->of(step)[i].latency_seconds;
+      const Ticks latency = grid.ticks(routes->of(step)[i].latency_seconds);
       const auto offset = static_cast<std::size_t>(op.peer) % slots;
       const auto wrap = slots - offset;  // the first rank whose peer wraps around
       const auto forward = static_cast<std::ptrdiff_t>(offset);
@@ -253,16 +290,16 @@ std::optional<Prediction> ClosedFormModel::predict_circulant(const Schedule& sch
         relax<false>(outgoing.data(), incoming.data(), finish.data(), next_finish.data(), wrap, slots, backward, latency);
       }
     }
-    for (std::size_t self = 0; self < slots; ++self) next_finish[self] += gamma_seconds_per_byte_ * reduced[self];
+    for (std::size_t self = 0; self < slots; ++self) next_finish[self] += reduction[self];
     finish.swap(next_finish);  // finish: after this step; next_finish: before it
   }
   if (frame != 0) to_rank_order();
   Prediction prediction;
   prediction.steps = static_cast<int>(steps.size());
-  prediction.seconds = finish.empty() ? 0.0 : *std::max_element(finish.begin(), finish.end());
+  prediction.seconds = finish.empty() ? 0.0 : grid.seconds(*std::max_element(finish.begin(), finish.end()));
   prediction.rank_finish_seconds.resize(static_cast<std::size_t>(schedule.nranks));
   for (std::size_t rank = 0; rank < prediction.rank_finish_seconds.size(); ++rank)
-    prediction.rank_finish_seconds[rank] = finish[rank % slots];
+    prediction.rank_finish_seconds[rank] = grid.seconds(finish[rank % slots]);
   prediction.steps_extrapolated = extrapolated;
   return prediction;
 }

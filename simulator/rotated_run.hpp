@@ -3,7 +3,7 @@
 //
 // In the frame that turns with the run (slot i is rank i + frame, frame growing by q a step),
 // the loads are the run's first step's for every step, so a step is one fixed max-plus operator:
-//   x'[i] = max(A(i), max over ops k of max(A(i), A(i + o_k)) + duration_k(i)) + gamma * reduced[i],
+//   x'[i] = max(A(i), max over ops k of max(A(i), A(i + o_k)) + duration_k(i)) + reduction[i],
 //   A(j) = x[j - q],
 // where x[i] is slot i's finish after a step. Slot i reads the slots i - q + {0, o_k} ("its
 // sources"). When every source of a slot advanced by the same time d in a step, the slot advances
@@ -13,28 +13,31 @@
 // unevenly are the few at the edges of the regions those chunks delay: O(steps x edges) work
 // instead of O(steps x N). Once no slot is uneven, the rest of the run is added in one go.
 //
-// Advances count as equal within `relative_tolerance` of the largest finish (rounding), so the
-// result equals the step-by-step walk up to rounding: a difference under the tolerance is
-// extrapolated over the run, so the tolerance must sit near the rounding of the values, which
-// are held less a baseline (rotated_run.cpp) to keep that rounding small.
+// Times are whole ticks of a fixed grid (TickGrid, closed_form.cpp): sums and maxima are exact,
+// so slots that advance alike advance by exactly the same number of ticks and "even" is plain
+// equality. In doubles, rounding kept advances that are equal in exact arithmetic apart by a
+// few units in the last place, and thousands of slots never settled (ring at N = 65521).
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <vector>
 
 namespace ringlab::simulator {
 
+using Ticks = std::int64_t;  // a time on the closed form's grid
+
 struct RotatedRunOp {
   std::size_t offset = 0;  // the peer: slot + offset (mod N), 0 <= offset < N
   bool sending = false;
-  double latency_seconds = 0;
+  Ticks latency = 0;
 };
 
 struct RotatedRunLoads {  // per slot, the run's first step's
-  std::span<const double> outgoing_seconds;
-  std::span<const double> incoming_seconds;
-  std::span<const double> reduced_bytes;
+  std::span<const Ticks> outgoing;
+  std::span<const Ticks> incoming;
+  std::span<const Ticks> reduction;  // gamma x the bytes it reduces
 };
 
 struct RotatedRunWalk {
@@ -46,7 +49,6 @@ struct RotatedRunWalk {
 // one step earlier turned by q (before_turn[i] is slot i - q's), as the step-by-step walk holds
 // it. The caller turns its frame by steps * q.
 RotatedRunWalk walk_rotated_run(const RotatedRunLoads& loads, std::span<const RotatedRunOp> ops, std::size_t q,
-                                double gamma_seconds_per_byte, int steps, std::vector<double>& finish,
-                                std::span<const double> before_turn, double relative_tolerance);
+                                int steps, std::vector<Ticks>& finish, std::span<const Ticks> before_turn);
 
 }  // namespace ringlab::simulator
