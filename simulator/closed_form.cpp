@@ -8,6 +8,7 @@
 #include <numeric>
 #include <span>
 #include <stdexcept>
+#include <type_traits>
 
 #include "job_footprint.hpp"
 #include "rotated_run.hpp"
@@ -19,12 +20,12 @@ namespace {
 // One op of one circulant step for ranks [first, last), whose peer is self + shift: the transfer
 // starts when both have finished the step before (finish) and lasts latency + the slower of the
 // sender's outgoing and the receiver's incoming port; next holds each rank's latest end so far.
-template <bool sending>
-void relax(const Ticks* __restrict outgoing, const Ticks* __restrict incoming, const Ticks* __restrict finish,
-           Ticks* __restrict next, std::size_t first, std::size_t last, std::ptrdiff_t shift, Ticks latency) {
+template <bool sending, typename Value>
+void relax(const Value* __restrict outgoing, const Value* __restrict incoming, const Value* __restrict finish,
+           Value* __restrict next, std::size_t first, std::size_t last, std::ptrdiff_t shift, Value latency) {
   for (std::size_t self = first; self < last; ++self) {
     const auto peer = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(self) + shift);
-    const Ticks duration =
+    const Value duration =
         latency + (sending ? std::max(outgoing[self], incoming[peer]) : std::max(outgoing[peer], incoming[self]));
     next[self] = std::max(next[self], std::max(finish[self], finish[peer]) + duration);
   }
@@ -123,6 +124,13 @@ TickGrid tick_grid(const Schedule& schedule, const TemplateRoutes& routes, std::
   return {unit, 1.0 / unit};
 }
 
+// A circulant walk with no run of rotated steps never compares advances: it keeps plain seconds,
+// the same arithmetic as the rank-by-rank walk (doubles, whose maxima vectorise).
+struct SecondsGrid {
+  double ticks(double seconds) const { return seconds; }
+  double seconds(double value) const { return value; }
+};
+
 }  // namespace
 
 std::size_t loads_period(int nranks, std::int64_t nchunks, std::int64_t count) {
@@ -183,7 +191,6 @@ std::optional<Prediction> ClosedFormModel::predict_circulant(const Schedule& sch
   // and every array below is indexed by rank modulo slots.
   const std::size_t slots = loads_period(schedule.nranks, nchunks, count);
   const auto bytes_per_element = static_cast<double>(element_size(type));
-  const TickGrid grid = tick_grid(schedule, *routes, count, bytes_per_element, gamma_seconds_per_byte_);
   std::vector<std::int64_t> starts(static_cast<std::size_t>(nchunks) + 1);
   for (std::size_t chunk = 0; chunk < starts.size(); ++chunk)
     starts[chunk] = chunk_start(static_cast<std::int64_t>(chunk), count, nchunks);
@@ -200,108 +207,121 @@ std::optional<Prediction> ClosedFormModel::predict_circulant(const Schedule& sch
     run_end[step] = step + 1 < steps.size() && rotation[step + 1] && rotation[step + 1] == rotation[step]
                         ? run_end[step + 1]
                         : step + 1;
-  std::vector<double> outgoing_seconds(slots), incoming_seconds(slots), reduced_bytes(slots);
-  std::vector<Ticks> outgoing(slots), incoming(slots), reduction(slots);
-  std::vector<Ticks> finish(slots, 0), next_finish(slots);
-  std::size_t frame = 0;
-  bool loads_of_run = false;  // the loads are those of the current run's first step
-  int extrapolated = 0;
-  int walked_in_run = 0;  // steps of the run walked after its first
-  // finish[r] becomes rank r + frame's finish, then frame is 0.
-  auto to_rank_order = [&] {
-    for (std::size_t self = 0; self < slots; ++self)
-      next_finish[self] = finish[self + frame < slots ? self + frame : self + frame - slots];
-    finish.swap(next_finish);
-    frame = 0;
-  };
-  for (std::size_t step = 0; step < steps.size(); ++step) {
-    if (loads_of_run && rotation[step]) {
-      const auto q = static_cast<std::size_t>(*rotation[step]) % slots;
-      if (walked_in_run > 0) {
-        // The run's first two steps are walked: its rest, slot by uneven slot (rotated_run.hpp).
-        std::vector<RotatedRunOp> ops;
+  // Runs of rotated steps compare advances, exactly on the tick grid; any other walk keeps seconds.
+  bool rotated_runs = false;
+  for (std::size_t step = 1; step < steps.size(); ++step)
+    rotated_runs = rotated_runs || (rotation[step - 1] && rotation[step]);
+  auto walk = [&](const auto& grid) -> Prediction {
+    using Value = decltype(grid.ticks(0.0));
+    std::vector<double> outgoing_seconds(slots), incoming_seconds(slots), reduced_bytes(slots);
+    std::vector<Value> outgoing(slots), incoming(slots), reduction(slots);
+    std::vector<Value> finish(slots, Value{0}), next_finish(slots);
+    std::size_t frame = 0;
+    bool loads_of_run = false;  // the loads are those of the current run's first step
+    int extrapolated = 0;
+    int walked_in_run = 0;  // steps of the run walked after its first
+    // finish[r] becomes rank r + frame's finish, then frame is 0.
+    auto to_rank_order = [&] {
+      for (std::size_t self = 0; self < slots; ++self)
+        next_finish[self] = finish[self + frame < slots ? self + frame : self + frame - slots];
+      finish.swap(next_finish);
+      frame = 0;
+    };
+    for (std::size_t step = 0; step < steps.size(); ++step) {
+      if (loads_of_run && rotation[step]) {
+        const auto q = static_cast<std::size_t>(*rotation[step]) % slots;
+        if (walked_in_run > 0) {
+          if constexpr (std::is_same_v<Value, Ticks>) {
+            // The run's first two steps are walked: its rest, slot by uneven slot (rotated_run.hpp).
+            std::vector<RotatedRunOp> ops;
+            for (std::size_t i = 0; i < steps[step].size(); ++i) {
+              const Op& op = steps[step][i];
+              ops.push_back({static_cast<std::size_t>(op.peer) % slots, op.kind == OpKind::send,
+                             grid.ticks(routes->of(step)[i].latency_seconds)});
+            }
+            const int rest = static_cast<int>(run_end[step] - step);
+            const RotatedRunWalk run =
+                walk_rotated_run({outgoing, incoming, reduction}, ops, q, rest, finish, next_finish);
+            extrapolated += run.steps_extrapolated;
+            frame = static_cast<std::size_t>((frame + (static_cast<std::size_t>(rest) % slots) * q) % slots);
+            loads_of_run = false;
+            step = run_end[step] - 1;
+            continue;
+          } else {
+            throw std::logic_error("closed form: a run of rotated steps walked in seconds");  // rotated_runs
+          }
+        }
+        // Turn the frame by q: finish[r] becomes finish[r - q].
+        ++walked_in_run;
+        std::copy(finish.end() - static_cast<std::ptrdiff_t>(q), finish.end(), next_finish.begin());
+        std::copy(finish.begin(), finish.end() - static_cast<std::ptrdiff_t>(q), next_finish.begin() + static_cast<std::ptrdiff_t>(q));
+        finish.swap(next_finish);
+        frame = frame + q < slots ? frame + q : frame + q - slots;
+      } else {
+        if (frame != 0) to_rank_order();
+        loads_of_run = true;
+        walked_in_run = 0;
+        std::fill(outgoing_seconds.begin(), outgoing_seconds.end(), 0.0);
+        std::fill(incoming_seconds.begin(), incoming_seconds.end(), 0.0);
+        std::fill(reduced_bytes.begin(), reduced_bytes.end(), 0.0);
+        // Port loads, op by op in the template's order (each rank's sums in its op order).
         for (std::size_t i = 0; i < steps[step].size(); ++i) {
           const Op& op = steps[step][i];
-          ops.push_back({static_cast<std::size_t>(op.peer) % slots, op.kind == OpKind::send,
-                         grid.ticks(routes->of(step)[i].latency_seconds)});
+          const double seconds_per_byte = routes->of(step)[i].seconds_per_byte;
+          const std::int64_t width = op.chunks.size();
+          std::vector<double>& port = op.kind == OpKind::send ? outgoing_seconds : incoming_seconds;
+          std::int64_t begin = op.chunks.begin % nchunks;
+          for (std::size_t rank = 0; rank < slots; ++rank, begin = begin + chunk_shift < nchunks ? begin + chunk_shift
+                                                                                              : begin + chunk_shift - nchunks) {
+            const std::int64_t end = begin + width;
+            const std::int64_t elements =
+                end <= nchunks ? starts[static_cast<std::size_t>(end)] - starts[static_cast<std::size_t>(begin)]
+                               : count - starts[static_cast<std::size_t>(begin)] + starts[static_cast<std::size_t>(end - nchunks)];
+            const double bytes = static_cast<double>(elements) * bytes_per_element;
+            port[rank] += bytes * seconds_per_byte;
+            if (op.kind == OpKind::recv_reduce) reduced_bytes[rank] += bytes;
+          }
         }
-        const int rest = static_cast<int>(run_end[step] - step);
-        const RotatedRunWalk run =
-            walk_rotated_run({outgoing, incoming, reduction}, ops, q, rest, finish, next_finish);
-        extrapolated += run.steps_extrapolated;
-        frame = static_cast<std::size_t>((frame + (static_cast<std::size_t>(rest) % slots) * q) % slots);
-        loads_of_run = false;
-        step = run_end[step] - 1;
-        continue;
+        for (std::size_t rank = 0; rank < slots; ++rank) {
+          outgoing[rank] = grid.ticks(outgoing_seconds[rank]);
+          incoming[rank] = grid.ticks(incoming_seconds[rank]);
+          reduction[rank] = grid.ticks(gamma_seconds_per_byte_ * reduced_bytes[rank]);
+        }
       }
-      // Turn the frame by q: finish[r] becomes finish[r - q].
-      ++walked_in_run;
-      std::copy(finish.end() - static_cast<std::ptrdiff_t>(q), finish.end(), next_finish.begin());
-      std::copy(finish.begin(), finish.end() - static_cast<std::ptrdiff_t>(q), next_finish.begin() + static_cast<std::ptrdiff_t>(q));
-      finish.swap(next_finish);
-      frame = frame + q < slots ? frame + q : frame + q - slots;
-    } else {
-      if (frame != 0) to_rank_order();
-      loads_of_run = true;
-      walked_in_run = 0;
-      std::fill(outgoing_seconds.begin(), outgoing_seconds.end(), 0.0);
-      std::fill(incoming_seconds.begin(), incoming_seconds.end(), 0.0);
-      std::fill(reduced_bytes.begin(), reduced_bytes.end(), 0.0);
-      // Port loads, op by op in the template's order (each rank's sums in its op order).
+      // When each transfer ends, hence each rank's step: a send's receiver and a receive's sender
+      // both sit at rank + peer.
+      std::copy(finish.begin(), finish.end(), next_finish.begin());
       for (std::size_t i = 0; i < steps[step].size(); ++i) {
         const Op& op = steps[step][i];
-        const double seconds_per_byte = routes->of(step)[i].seconds_per_byte;
-        const std::int64_t width = op.chunks.size();
-        std::vector<double>& port = op.kind == OpKind::send ? outgoing_seconds : incoming_seconds;
-        std::int64_t begin = op.chunks.begin % nchunks;
-        for (std::size_t rank = 0; rank < slots; ++rank, begin = begin + chunk_shift < nchunks ? begin + chunk_shift
-                                                                                            : begin + chunk_shift - nchunks) {
-          const std::int64_t end = begin + width;
-          const std::int64_t elements =
-              end <= nchunks ? starts[static_cast<std::size_t>(end)] - starts[static_cast<std::size_t>(begin)]
-                             : count - starts[static_cast<std::size_t>(begin)] + starts[static_cast<std::size_t>(end - nchunks)];
-          const double bytes = static_cast<double>(elements) * bytes_per_element;
-          port[rank] += bytes * seconds_per_byte;
-          if (op.kind == OpKind::recv_reduce) reduced_bytes[rank] += bytes;
+        const Value latency = grid.ticks(routes->of(step)[i].latency_seconds);
+        const auto offset = static_cast<std::size_t>(op.peer) % slots;
+        const auto wrap = slots - offset;  // the first rank whose peer wraps around
+        const auto forward = static_cast<std::ptrdiff_t>(offset);
+        const auto backward = forward - static_cast<std::ptrdiff_t>(slots);
+        // Two runs without a wrap test, so that the compiler can vectorise them.
+        if (op.kind == OpKind::send) {
+          relax<true, Value>(outgoing.data(), incoming.data(), finish.data(), next_finish.data(), 0, wrap, forward, latency);
+          relax<true, Value>(outgoing.data(), incoming.data(), finish.data(), next_finish.data(), wrap, slots, backward, latency);
+        } else {
+          relax<false, Value>(outgoing.data(), incoming.data(), finish.data(), next_finish.data(), 0, wrap, forward, latency);
+          relax<false, Value>(outgoing.data(), incoming.data(), finish.data(), next_finish.data(), wrap, slots, backward, latency);
         }
       }
-      for (std::size_t rank = 0; rank < slots; ++rank) {
-        outgoing[rank] = grid.ticks(outgoing_seconds[rank]);
-        incoming[rank] = grid.ticks(incoming_seconds[rank]);
-        reduction[rank] = grid.ticks(gamma_seconds_per_byte_ * reduced_bytes[rank]);
-      }
+      for (std::size_t self = 0; self < slots; ++self) next_finish[self] += reduction[self];
+      finish.swap(next_finish);  // finish: after this step; next_finish: before it
     }
-    // When each transfer ends, hence each rank's step: a send's receiver and a receive's sender
-    // both sit at rank + peer.
-    std::copy(finish.begin(), finish.end(), next_finish.begin());
-    for (std::size_t i = 0; i < steps[step].size(); ++i) {
-      const Op& op = steps[step][i];
-      const Ticks latency = grid.ticks(routes->of(step)[i].latency_seconds);
-      const auto offset = static_cast<std::size_t>(op.peer) % slots;
-      const auto wrap = slots - offset;  // the first rank whose peer wraps around
-      const auto forward = static_cast<std::ptrdiff_t>(offset);
-      const auto backward = forward - static_cast<std::ptrdiff_t>(slots);
-      // Two runs without a wrap test, so that the compiler can vectorise them.
-      if (op.kind == OpKind::send) {
-        relax<true>(outgoing.data(), incoming.data(), finish.data(), next_finish.data(), 0, wrap, forward, latency);
-        relax<true>(outgoing.data(), incoming.data(), finish.data(), next_finish.data(), wrap, slots, backward, latency);
-      } else {
-        relax<false>(outgoing.data(), incoming.data(), finish.data(), next_finish.data(), 0, wrap, forward, latency);
-        relax<false>(outgoing.data(), incoming.data(), finish.data(), next_finish.data(), wrap, slots, backward, latency);
-      }
-    }
-    for (std::size_t self = 0; self < slots; ++self) next_finish[self] += reduction[self];
-    finish.swap(next_finish);  // finish: after this step; next_finish: before it
-  }
-  if (frame != 0) to_rank_order();
-  Prediction prediction;
-  prediction.steps = static_cast<int>(steps.size());
-  prediction.seconds = finish.empty() ? 0.0 : grid.seconds(*std::max_element(finish.begin(), finish.end()));
-  prediction.rank_finish_seconds.resize(static_cast<std::size_t>(schedule.nranks));
-  for (std::size_t rank = 0; rank < prediction.rank_finish_seconds.size(); ++rank)
-    prediction.rank_finish_seconds[rank] = grid.seconds(finish[rank % slots]);
-  prediction.steps_extrapolated = extrapolated;
-  return prediction;
+    if (frame != 0) to_rank_order();
+    Prediction prediction;
+    prediction.steps = static_cast<int>(steps.size());
+    prediction.seconds = finish.empty() ? 0.0 : grid.seconds(*std::max_element(finish.begin(), finish.end()));
+    prediction.rank_finish_seconds.resize(static_cast<std::size_t>(schedule.nranks));
+    for (std::size_t rank = 0; rank < prediction.rank_finish_seconds.size(); ++rank)
+      prediction.rank_finish_seconds[rank] = grid.seconds(finish[rank % slots]);
+    prediction.steps_extrapolated = extrapolated;
+    return prediction;
+  };
+  if (rotated_runs) return walk(tick_grid(schedule, *routes, count, bytes_per_element, gamma_seconds_per_byte_));
+  return walk(SecondsGrid{});
 }
 
 double gamma_at_footprint(const Topology& topology, double gamma_seconds_per_byte, double footprint_bytes) {

@@ -106,8 +106,8 @@ class ClosedFormModel {
   // network where each offset it uses costs the same from every rank: every rank is walked, but
   // per step and template op over arrays indexed by rank (each op's bytes from a table of chunk
   // starts, the route cost once per op), with no per-rank route look-up or record; the same
-  // maxima and sums as the rank-by-rank walk, on a fixed grid of integer ticks (so equal
-  // advances are exactly equal; rotated_run.hpp). Within a run of steps that are
+  // maxima and sums as the rank-by-rank walk (on a fixed grid of integer ticks when the schedule
+  // has runs of rotated steps, so that equal advances are exactly equal; rotated_run.hpp). Within a run of steps that are
   // rotations of one another (ring's reduce-scatter, then its all-gather), after its first two
   // steps only the ranks whose sources advanced unevenly are computed, the others advanced by
   // their last advance, and once none is uneven the rest of the run is added in one go

@@ -13,7 +13,8 @@
 // unevenly are the few at the edges of the regions those chunks delay: O(steps x edges) work
 // instead of O(steps x N). Once no slot is uneven, the rest of the run is added in one go.
 //
-// Times are whole ticks of a fixed grid (TickGrid, closed_form.cpp): sums and maxima are exact,
+// Times are whole ticks of a fixed grid (TickGrid, closed_form.cpp; the whole circulant walk of a
+// schedule with such runs is on it, from its first step): sums and maxima are exact,
 // so slots that advance alike advance by exactly the same number of ticks and "even" is plain
 // equality. In doubles, rounding kept advances that are equal in exact arithmetic apart by a
 // few units in the last place, and thousands of slots never settled (ring at N = 65521).

@@ -387,6 +387,24 @@ TEST(SimulatorClosedForm, RunsWithManyLargerChunksSettleAndAgreeWithTheWalk) {
   }
 }
 
+TEST(SimulatorClosedForm, WalkWithoutRotatedRunsKeepsSecondsBitForBit) {
+  // interval_paired's steps are not rotations of one another: its circulant walk compares no
+  // advances, so it stays in seconds (not on the tick grid) and equals the rank-by-rank walk of
+  // the explicit copy to the last bit, unequal chunks and all.
+  for (const std::string preset : {"switch:1021", "ring:601,bw=5e9,lat=3e-6"}) {
+    const Topology topology = make_preset_topology(preset);
+    const int nranks = topology.num_endpoints();
+    ClosedFormModel model(topology);
+    const Schedule circulant = make_schedule("interval_paired", Collective::allreduce, nranks);
+    const Schedule walked = explicit_copy(circulant);
+    for (const std::int64_t count : {std::int64_t{8}, std::int64_t{nranks} * 97 + 1, std::int64_t{1} << 20}) {
+      ASSERT_NE(count % circulant.nchunks, 0) << preset;
+      expect_identical(model.predict(circulant, count, DataType::float32), model.predict(walked, count, DataType::float32),
+                       fmt::format("{} count {}", preset, count));
+    }
+  }
+}
+
 TEST(SimulatorClosedForm, OneOddChunkWalkEqualsTheRankByRankWalk) {
   // One chunk one element larger than the rest (count = N k + 1), or one smaller (N k + N - 1):
   // the delay it causes spreads over the ranks for about N / 2 steps of each run, and only the
