@@ -470,13 +470,26 @@ Prediction ClosedFormModel::predict(const PreparedSchedule& prepared, std::int64
         const int step = static_cast<int>(first_step + slot);
         std::vector<Transfer>& step_transfers = transfers[slot];
         for (int rank = block; rank < block_end; ++rank) {
-          // A later rank's ops (both ends), one heap block per rank and step: without this, the
-          // walk waits on a cache miss for each (recursive_doubling at N = 65535: 41 -> 36 ms).
-          if (rank + prefetch_distance < block_end) {
-            const std::span<const Op> ahead = step_ops(schedule, rank + prefetch_distance, step);
-            if (!ahead.empty()) {
-              __builtin_prefetch(&ahead.front());
-              __builtin_prefetch(&ahead.back());
+          // Prefetches in the walk's order (step by step, rank by rank within the block, wrapping
+          // into the next step): the step header (where the ops are) of the item 2d ahead, and
+          // the ops of the item d ahead, whose header was fetched d items ago; both ends of the
+          // ops, which may straddle two cache lines. Without them the walk waits on a miss for
+          // each (halving_doubling at N = 65536: 116 -> 77 ms, docs/simulator.md).
+          for (const int distance : {2 * prefetch_distance, prefetch_distance}) {
+            int ahead_rank = rank + distance;
+            std::size_t ahead_step = first_step + slot;
+            if (ahead_rank >= block_end) {
+              ahead_rank -= block_end - block;
+              ++ahead_step;
+            }
+            if (ahead_step >= first_step + window_steps || ahead_rank >= block_end) continue;
+            const std::vector<Step>& steps = program_of(schedule, ahead_rank).steps;
+            if (ahead_step >= steps.size()) continue;
+            if (distance != prefetch_distance) {
+              __builtin_prefetch(&steps[ahead_step]);
+            } else if (const Step& ops = steps[ahead_step]; !ops.empty()) {
+              __builtin_prefetch(ops.data());
+              __builtin_prefetch(reinterpret_cast<const char*>(ops.data() + ops.size()) - 1);
             }
           }
           const auto self = static_cast<std::size_t>(rank);
