@@ -58,6 +58,146 @@ std::optional<TemplateRoutes> template_routes(const Schedule& schedule, RouteCos
   return routes;
 }
 
+// An op's bytes at `count` elements of `type`: element_count(range, count, nchunks) from a table
+// of chunk starts, without its divisions. Equal chunks (count a multiple of nchunks): the width
+// alone, without the table, whose random look-ups miss the cache at large N.
+class OpBytes {
+ public:
+  OpBytes(const Schedule& schedule, std::int64_t count, DataType type)
+      : count_(count),
+        nchunks_(schedule.nchunks),
+        bytes_per_element_(static_cast<double>(element_size(type))),
+        equal_chunk_elements_(count % schedule.nchunks == 0 ? count / schedule.nchunks : -1),
+        starts_(equal_chunk_elements_ >= 0 ? 0 : static_cast<std::size_t>(schedule.nchunks) + 1) {
+    for (std::size_t chunk = 0; chunk < starts_.size(); ++chunk)
+      starts_[chunk] = chunk_start(static_cast<std::int64_t>(chunk), count, nchunks_);
+  }
+  double operator()(ChunkRange chunks) const {
+    if (equal_chunk_elements_ >= 0) return static_cast<double>(chunks.size() * equal_chunk_elements_) * bytes_per_element_;
+    const std::int64_t elements = chunks.end <= nchunks_ ? start_of(chunks.end) - start_of(chunks.begin)
+                                                         : count_ - start_of(chunks.begin) + start_of(chunks.end - nchunks_);
+    return static_cast<double>(elements) * bytes_per_element_;
+  }
+
+ private:
+  std::int64_t start_of(std::int64_t chunk) const { return starts_[static_cast<std::size_t>(chunk)]; }
+  std::int64_t count_;
+  std::int64_t nchunks_;
+  double bytes_per_element_;
+  std::int64_t equal_chunk_elements_;
+  std::vector<std::int64_t> starts_;
+};
+
+// Walks of an explicit schedule go in blocks of ranks, step by step within a block and rank by
+// rank within a step: a block's programs stay in the cache across its steps, where a walk step by
+// step over all N ranks would miss the cache on each separately allocated program once per step.
+constexpr int ranks_per_block = 256;
+constexpr int prefetch_distance = 32;  // items ahead
+
+// The ops of the item `distance` after (rank, step) in that order (wrapping from a block's last
+// rank into the next step), or nothing past the walk's end_step.
+const Step* step_ahead(const Schedule& schedule, int rank, std::size_t step, int distance, int block, int block_end,
+                       std::size_t end_step) {
+  int ahead_rank = rank + distance;
+  if (ahead_rank >= block_end) {
+    ahead_rank -= block_end - block;
+    ++step;
+  }
+  if (step >= end_step || ahead_rank >= block_end) return nullptr;
+  const std::vector<Step>& steps = program_of(schedule, ahead_rank).steps;
+  return step < steps.size() ? steps.data() + step : nullptr;
+}
+
+// Prefetches for the item (rank, step) of such a walk: the step header (where the ops are) of
+// the item 2d ahead, and the ops of the item d ahead, whose header the call d items ago fetched;
+// both ends of the ops, which may straddle two cache lines. Without them the walk waits on a miss
+// for each (halving_doubling at N = 65536: 116 -> 77 ms, docs/simulator.md). Always inlined: GCC
+// counts a prefetch as no side effect, so it drops every call to a function that only prefetches.
+[[gnu::always_inline]] inline void prefetch_ahead(const Schedule& schedule, int rank, std::size_t step, int block,
+                                                  int block_end, std::size_t end_step) {
+  if (const Step* far = step_ahead(schedule, rank, step, 2 * prefetch_distance, block, block_end, end_step))
+    __builtin_prefetch(far);
+  if (const Step* near = step_ahead(schedule, rank, step, prefetch_distance, block, block_end, end_step);
+      near != nullptr && !near->empty()) {
+    __builtin_prefetch(near->data());
+    __builtin_prefetch(reinterpret_cast<const char*>(near->data() + near->size()) - 1);
+  }
+}
+
+// What one step costs one rank in the walk of ClosedFormModel::predict, before its transfers are
+// paired: the serialisation on its ports, what it reduces, and its longest route latency.
+struct RankStepCost {
+  double outgoing_seconds = 0;
+  double incoming_seconds = 0;
+  double reduced_bytes = 0;
+  double longest_latency_seconds = 0;
+  bool any_op = false;
+  friend bool operator==(const RankStepCost&, const RankStepCost&) = default;
+};
+
+RankStepCost rank_step_cost(const Schedule& schedule, int rank, int step, RouteCosts& route_costs,
+                            const OpBytes& bytes_of) {
+  RankStepCost cost;
+  for (const Op& op : step_ops(schedule, rank, step)) {
+    if (!op_in_range(schedule, rank, op)) throw_op_out_of_range(schedule, rank, step, op);
+    const double bytes = bytes_of(op.chunks);
+    const bool sending = op.kind == OpKind::send;
+    const RouteCost route = sending ? route_costs.between(rank, op.peer) : route_costs.between(op.peer, rank);
+    (sending ? cost.outgoing_seconds : cost.incoming_seconds) += bytes * route.seconds_per_byte;
+    if (op.kind == OpKind::recv_reduce) cost.reduced_bytes += bytes;
+    cost.longest_latency_seconds = std::max(cost.longest_latency_seconds, route.latency_seconds);
+    cost.any_op = true;
+  }
+  return cost;
+}
+
+// An explicit schedule whose every rank, in every step, has exactly rank 0's port loads, reduced
+// bytes and longest route latency (halving_doubling and recursive_doubling at N a power of two on
+// a network where every pair of ranks costs alike): every rank then finishes each step at the
+// same time, so rank 0's steps give the prediction. The walk of predict, by induction on the
+// step: all ranks start step k at F, every transfer of a rank ends at F + (latency + max(out,
+// in)) with out and in the same on every rank, and rounding is monotone, so the rank's latest
+// end is F + (longest latency + max(out, in)); then + gamma x reduced. So this is the walk to
+// the last bit, checked in one read of the schedule with no records written (halving_doubling
+// at N = 65536: docs/simulator.md). Nothing as soon as a rank differs, which for a schedule
+// whose ranks do not run alike is mostly within its first ranks.
+std::optional<Prediction> predict_alike(const Schedule& schedule, RouteCosts& route_costs, double gamma_seconds_per_byte,
+                                        const OpBytes& bytes_of) {
+  if (schedule.circulant) return std::nullopt;
+  // A cheap first look, before rank 0's costs (a parameter server's rank 0 has N - 1 ops in a
+  // step): the first and the last rank have as many ops in every step.
+  const std::vector<Step>& first_steps = schedule.programs.front().steps;
+  const std::vector<Step>& last_steps = schedule.programs.back().steps;
+  if (first_steps.size() != last_steps.size()) return std::nullopt;
+  for (std::size_t step = 0; step < first_steps.size(); ++step)
+    if (first_steps[step].size() != last_steps[step].size()) return std::nullopt;
+  const auto nsteps = static_cast<std::size_t>(schedule.num_steps());
+  std::vector<RankStepCost> rank0(nsteps);
+  for (std::size_t step = 0; step < nsteps; ++step)
+    rank0[step] = rank_step_cost(schedule, 0, static_cast<int>(step), route_costs, bytes_of);
+  for (int block = 0; block < schedule.nranks; block += ranks_per_block) {
+    const int block_end = std::min(schedule.nranks, block + ranks_per_block);
+    for (std::size_t step = 0; step < nsteps; ++step)
+      for (int rank = block; rank < block_end; ++rank) {
+        prefetch_ahead(schedule, rank, step, block, block_end, nsteps);
+        if (rank_step_cost(schedule, rank, static_cast<int>(step), route_costs, bytes_of) != rank0[step]) return std::nullopt;
+      }
+  }
+  double finish = 0;
+  for (const RankStepCost& cost : rank0) {
+    const double end = cost.any_op
+                           ? finish + (cost.longest_latency_seconds + std::max(cost.outgoing_seconds, cost.incoming_seconds))
+                           : finish;
+    finish = end + gamma_seconds_per_byte * cost.reduced_bytes;
+  }
+  Prediction prediction;
+  prediction.steps = static_cast<int>(nsteps);
+  prediction.seconds = finish;
+  prediction.rank_finish_seconds.assign(static_cast<std::size_t>(schedule.nranks), finish);
+  prediction.ranks_alike = true;
+  return prediction;
+}
+
 // For each step of a circulant template: q when the step is the step before it moved by q ranks
 // (same op kinds, peers and widths, every chunk range shifted by q * nchunks / nranks), i.e. when
 // rank r's costs in this step are rank r + q's in the step before; nothing otherwise.
@@ -176,6 +316,7 @@ std::optional<Prediction> ClosedFormModel::predict_symmetric(const Schedule& sch
   prediction.steps = static_cast<int>(steps.size());
   prediction.seconds = finish;
   prediction.rank_finish_seconds.assign(static_cast<std::size_t>(schedule.nranks), finish);
+  prediction.ranks_alike = true;
   return prediction;
 }
 
@@ -414,24 +555,10 @@ Prediction ClosedFormModel::predict(const PreparedSchedule& prepared, std::int64
   if (std::optional<Prediction> symmetric = predict_symmetric(schedule, count, type)) return *std::move(symmetric);
   if (std::optional<Prediction> circulant = predict_circulant(schedule, count, type)) return *std::move(circulant);
   if (const CompactSchedule* compact = prepared.compact()) return predict_compact(schedule, *compact, count, type);
+  const OpBytes bytes_of(schedule, count, type);
+  if (std::optional<Prediction> alike = predict_alike(schedule, route_costs_, gamma_seconds_per_byte_, bytes_of))
+    return *std::move(alike);
   const auto nranks = static_cast<std::size_t>(schedule.nranks);
-  const auto bytes_per_element = static_cast<double>(element_size(type));
-  // element_count(range, count, nchunks) from a table of chunk starts, without its divisions.
-  // Equal chunks (count a multiple of nchunks): the width alone, without the table, whose random
-  // look-ups miss the cache at large N.
-  const std::int64_t equal_chunk_elements = count % schedule.nchunks == 0 ? count / schedule.nchunks : -1;
-  std::vector<std::int64_t> starts(equal_chunk_elements >= 0 ? 0 : static_cast<std::size_t>(schedule.nchunks) + 1);
-  for (std::size_t chunk = 0; chunk < starts.size(); ++chunk)
-    starts[chunk] = chunk_start(static_cast<std::int64_t>(chunk), count, schedule.nchunks);
-  auto start_of = [&](std::int64_t chunk) { return starts[static_cast<std::size_t>(chunk)]; };
-  auto bytes_of = [&](const Op& op) {
-    const ChunkRange chunks = op.chunks;
-    if (equal_chunk_elements >= 0) return static_cast<double>(chunks.size() * equal_chunk_elements) * bytes_per_element;
-    const std::int64_t elements = chunks.end <= schedule.nchunks
-                                      ? start_of(chunks.end) - start_of(chunks.begin)
-                                      : count - start_of(chunks.begin) + start_of(chunks.end - schedule.nchunks);
-    return static_cast<double>(elements) * bytes_per_element;
-  };
   Prediction prediction;
   prediction.steps = schedule.num_steps();
   const auto nsteps = static_cast<std::size_t>(prediction.steps);
@@ -457,41 +584,16 @@ Prediction ClosedFormModel::predict(const PreparedSchedule& prepared, std::int64
   for (std::size_t first_step = 0; first_step < nsteps; first_step += window) {
     const std::size_t window_steps = std::min(window, nsteps - first_step);
     // Pass 1: per step of the window, what each rank's ports carry, what it reduces and its
-    // transfers (in rank order), walked in blocks of ranks and within a block step by step. A
-    // block's programs stay in the cache across its steps; walked step by step over all N ranks
-    // instead, each separately allocated program misses the cache once per step (40 % of the
-    // time at N = 65536).
+    // transfers (in rank order), walked in blocks of ranks and within a block step by step
+    // (ranks_per_block: 40 % of the time at N = 65536 walked otherwise).
     for (std::size_t slot = 0; slot < window_steps; ++slot) transfers[slot].clear();
-    constexpr int ranks_per_block = 256;
-    constexpr int prefetch_distance = 32;  // ranks ahead
     for (int block = 0; block < schedule.nranks; block += ranks_per_block) {
       const int block_end = std::min(schedule.nranks, block + ranks_per_block);
       for (std::size_t slot = 0; slot < window_steps; ++slot) {
         const int step = static_cast<int>(first_step + slot);
         std::vector<Transfer>& step_transfers = transfers[slot];
         for (int rank = block; rank < block_end; ++rank) {
-          // Prefetches in the walk's order (step by step, rank by rank within the block, wrapping
-          // into the next step): the step header (where the ops are) of the item 2d ahead, and
-          // the ops of the item d ahead, whose header was fetched d items ago; both ends of the
-          // ops, which may straddle two cache lines. Without them the walk waits on a miss for
-          // each (halving_doubling at N = 65536: 116 -> 77 ms, docs/simulator.md).
-          for (const int distance : {2 * prefetch_distance, prefetch_distance}) {
-            int ahead_rank = rank + distance;
-            std::size_t ahead_step = first_step + slot;
-            if (ahead_rank >= block_end) {
-              ahead_rank -= block_end - block;
-              ++ahead_step;
-            }
-            if (ahead_step >= first_step + window_steps || ahead_rank >= block_end) continue;
-            const std::vector<Step>& steps = program_of(schedule, ahead_rank).steps;
-            if (ahead_step >= steps.size()) continue;
-            if (distance != prefetch_distance) {
-              __builtin_prefetch(&steps[ahead_step]);
-            } else if (const Step& ops = steps[ahead_step]; !ops.empty()) {
-              __builtin_prefetch(ops.data());
-              __builtin_prefetch(reinterpret_cast<const char*>(ops.data() + ops.size()) - 1);
-            }
-          }
+          prefetch_ahead(schedule, rank, first_step + slot, block, block_end, first_step + window_steps);
           const auto self = static_cast<std::size_t>(rank);
           PortLoad& load = loads[slot][self];
           load = PortLoad{};
@@ -500,7 +602,7 @@ Prediction ClosedFormModel::predict(const PreparedSchedule& prepared, std::int64
             if (!schedule.circulant && !op_in_range(schedule, rank, written))
               throw_op_out_of_range(schedule, rank, step, written);
             const Op op = schedule.circulant ? schedule.resolve(written, rank) : written;
-            const double bytes = bytes_of(op);
+            const double bytes = bytes_of(op.chunks);
             const bool sending = op.kind == OpKind::send;
             const RouteCost route =
                 sending ? route_costs_.between(rank, op.peer) : route_costs_.between(op.peer, rank);

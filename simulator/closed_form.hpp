@@ -71,6 +71,9 @@ struct Prediction {
   std::vector<double> rank_finish_seconds;   // per rank
   int steps = 0;
   int steps_extrapolated = 0;                // closed form: steps of a settled run added in one go, not walked
+  // closed form: every rank runs alike (a circulant schedule with equal chunks where its offsets
+  // cost alike from every rank, or an explicit one found so op by op), so rank 0's steps were priced
+  bool ranks_alike = false;
 };
 
 // Keeps route costs between calls, so a sweep over sizes and algorithms looks each route up once.

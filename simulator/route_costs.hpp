@@ -36,7 +36,8 @@ class RouteCosts {
   explicit RouteCosts(const Topology& topology, std::size_t cache_budget_bytes = std::size_t{256} << 20);
 
   // Ranks are endpoint indices; throws std::out_of_range for a rank the topology lacks.
-  RouteCost between(int source_rank, int destination_rank) {
+  // Always inlined: the closed form's walks call it once per op, millions of times.
+  [[gnu::always_inline]] RouteCost between(int source_rank, int destination_rank) {
     if (source_rank >= 0 && source_rank < nranks_ && destination_rank >= 0 && destination_rank < nranks_) {
       const Uplink& uplink = uplinks_[static_cast<std::size_t>(source_rank)];
       if (uplink.row >= 0 && source_rank != destination_rank) {

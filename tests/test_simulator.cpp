@@ -430,9 +430,11 @@ TEST(SimulatorClosedForm, OneOddChunkWalkEqualsTheRankByRankWalk) {
 
 TEST(SimulatorClosedForm, PackedScheduleEqualsTheWindowedWalk) {
   // A prepared (packed) explicit schedule is walked step by step from its packed ops; the
-  // unprepared one by the windowed walk. Same arithmetic, same order: equal to the last bit.
+  // unprepared one by the windowed walk, or from rank 0 alone when every rank is found to run
+  // alike (halving_doubling, recursive_doubling and the explicit ring on switch:16, ...). Same
+  // arithmetic, same order: equal to the last bit.
   for (const std::string preset : {"switch:12", "ring:13", "torus2d:3x4", "pcie-tree,switches=3,gpus_per_switch=4",
-                                   "nvswitch:4,nodes:3"}) {
+                                   "nvswitch:4,nodes:3", "switch:16", "fully-connected:8", "ring:16", "torus2d:4x4"}) {
     const Topology topology = make_preset_topology(preset);
     const int nranks = topology.num_endpoints();
     ClosedFormModel model(topology, gamma_seconds_per_byte);
@@ -446,11 +448,51 @@ TEST(SimulatorClosedForm, PackedScheduleEqualsTheWindowedWalk) {
         // equal chunks (the walk's shortcut) and unequal ones
         for (std::int64_t count : {std::int64_t{0}, std::int64_t{3}, std::int64_t{nranks} * 1000,
                                    std::int64_t{nranks} * 1000 + 7}) {
-          expect_identical(model.predict(prepared, count, DataType::float32), model.predict(schedule, count, DataType::float32),
+          const Prediction packed = model.predict(prepared, count, DataType::float32);
+          EXPECT_FALSE(packed.ranks_alike);
+          expect_identical(packed, model.predict(schedule, count, DataType::float32),
                            fmt::format("{} {} {} count {}", preset, algorithm, name_of(collective), count));
         }
       }
     }
+  }
+}
+
+TEST(SimulatorClosedForm, RanksAreFoundAlikeWhereTheyRunAlike) {
+  // An unprepared explicit schedule whose every rank carries rank 0's port loads, reduced bytes
+  // and longest latency step by step is priced from rank 0 alone (ranks_alike); that it equals
+  // the packed walk to the last bit is PackedScheduleEqualsTheWindowedWalk's.
+  auto alike = [](const std::string& preset, const char* algorithm, std::int64_t count) {
+    const Topology topology = make_preset_topology(preset);
+    ClosedFormModel model(topology, gamma_seconds_per_byte);
+    return model.predict(make_schedule(algorithm, Collective::allreduce, topology.num_endpoints()), count, DataType::float32)
+        .ranks_alike;
+  };
+  EXPECT_TRUE(alike("switch:16", "halving_doubling", 16000));
+  EXPECT_TRUE(alike("switch:16", "recursive_doubling", 16000));
+  EXPECT_TRUE(alike("fully-connected:8", "halving_doubling", 8000));
+  EXPECT_FALSE(alike("switch:12", "halving_doubling", 12000));    // folded: extra ranks idle
+  EXPECT_FALSE(alike("switch:16", "halving_doubling", 16007));    // uneven chunks
+  EXPECT_FALSE(alike("switch:16", "parameter_server", 16000));    // the server differs
+}
+
+TEST(SimulatorClosedForm, OneRankUnlikeTheOthersInTheLastStepIsWalked) {
+  // The last rank sends one more chunk to its partner in its last step: only that rank differs,
+  // in the walk's last item, so the alike check must read every rank and step to the end.
+  const Topology topology = make_preset_topology("switch:16");
+  ClosedFormModel model(topology, gamma_seconds_per_byte);
+  for (const char* algorithm : {"halving_doubling", "recursive_doubling"}) {
+    Schedule schedule = make_schedule(algorithm, Collective::allreduce, 16);
+    Step& last = schedule.programs.back().steps.back();
+    auto send = std::find_if(last.begin(), last.end(), [](const Op& op) { return op.kind == OpKind::send; });
+    ASSERT_NE(send, last.end()) << algorithm;
+    const int partner = send->peer;
+    last.push_back({OpKind::send, partner, ChunkRange{0, 1}});
+    const std::int64_t count = schedule.nchunks * 1000;
+    const Prediction unprepared = model.predict(schedule, count, DataType::float32);
+    EXPECT_FALSE(unprepared.ranks_alike) << algorithm;
+    expect_identical(unprepared, model.predict(PreparedSchedule(schedule), count, DataType::float32), algorithm);
+    EXPECT_GT(unprepared.rank_finish_seconds.back(), unprepared.rank_finish_seconds.front()) << algorithm;
   }
 }
 
