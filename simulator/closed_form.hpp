@@ -122,6 +122,9 @@ class ClosedFormModel {
   // An explicit schedule, packed: every rank walked step by step from the packed ops, the same
   // arithmetic in the same order as the windowed walk of predict (which remains for circulant
   // schedules on networks whose offsets do not cost alike, and for schedules too large to pack).
+  // An unprepared explicit schedule is first checked rank by rank against rank 0 (predict_alike
+  // in closed_form.cpp): when every rank carries rank 0's loads step by step, rank 0 alone is
+  // priced (Prediction::ranks_alike), the walk's result to the last bit.
   Prediction predict_compact(const Schedule& schedule, const CompactSchedule& compact, std::int64_t count, DataType type);
 
   // What pass 1 of predict records for pass 2, one window of steps at a time (at most about
