@@ -88,6 +88,19 @@ class OpBytes {
   std::vector<std::int64_t> starts_;
 };
 
+// One op of `rank` (peer, kind) of `bytes` added to the rank's port loads and reduced bytes in
+// a step: its sends share the outgoing port, its receives the incoming one. The one place the
+// walks of an explicit schedule (windowed, packed, alike check) price an op, so that they stay
+// equal to the last bit. Returns the op's route.
+template <typename Load>
+RouteCost add_op_load(Load& load, int rank, int peer, OpKind kind, double bytes, RouteCosts& route_costs) {
+  const bool sending = kind == OpKind::send;
+  const RouteCost route = sending ? route_costs.between(rank, peer) : route_costs.between(peer, rank);
+  (sending ? load.outgoing_seconds : load.incoming_seconds) += bytes * route.seconds_per_byte;
+  if (kind == OpKind::recv_reduce) load.reduced_bytes += bytes;
+  return route;
+}
+
 // Walks of an explicit schedule go in blocks of ranks, step by step within a block and rank by
 // rank within a step: a block's programs stay in the cache across its steps, where a walk step by
 // step over all N ranks would miss the cache on each separately allocated program once per step.
@@ -140,11 +153,7 @@ RankStepCost rank_step_cost(const Schedule& schedule, int rank, int step, RouteC
   RankStepCost cost;
   for (const Op& op : step_ops(schedule, rank, step)) {
     if (!op_in_range(schedule, rank, op)) throw_op_out_of_range(schedule, rank, step, op);
-    const double bytes = bytes_of(op.chunks);
-    const bool sending = op.kind == OpKind::send;
-    const RouteCost route = sending ? route_costs.between(rank, op.peer) : route_costs.between(op.peer, rank);
-    (sending ? cost.outgoing_seconds : cost.incoming_seconds) += bytes * route.seconds_per_byte;
-    if (op.kind == OpKind::recv_reduce) cost.reduced_bytes += bytes;
+    const RouteCost route = add_op_load(cost, rank, op.peer, op.kind, bytes_of(op.chunks), route_costs);
     cost.longest_latency_seconds = std::max(cost.longest_latency_seconds, route.latency_seconds);
     cost.any_op = true;
   }
@@ -485,19 +494,7 @@ ClosedFormModel& ClosedFormModel::at_footprint(double footprint_bytes) {
 Prediction ClosedFormModel::predict_compact(const Schedule& schedule, const CompactSchedule& compact,
                                             std::int64_t count, DataType type) {
   const auto nranks = static_cast<std::size_t>(schedule.nranks);
-  const std::int64_t nchunks = schedule.nchunks;
-  const auto bytes_per_element = static_cast<double>(element_size(type));
-  std::vector<std::int64_t> starts(static_cast<std::size_t>(nchunks) + 1);
-  for (std::size_t chunk = 0; chunk < starts.size(); ++chunk)
-    starts[chunk] = chunk_start(static_cast<std::int64_t>(chunk), count, nchunks);
-  auto bytes_of = [&](const CompactOp& op) {
-    const std::int64_t begin = op.first_chunk;
-    const std::int64_t end = begin + op.chunk_count;
-    const std::int64_t elements =
-        end <= nchunks ? starts[static_cast<std::size_t>(end)] - starts[static_cast<std::size_t>(begin)]
-                       : count - starts[static_cast<std::size_t>(begin)] + starts[static_cast<std::size_t>(end - nchunks)];
-    return static_cast<double>(elements) * bytes_per_element;
-  };
+  const OpBytes bytes_of(schedule, count, type);
   if (scratch_.loads.empty()) scratch_.loads.resize(1);
   std::vector<PortLoad>& load = scratch_.loads.front();
   load.resize(nranks);
@@ -511,12 +508,8 @@ Prediction ClosedFormModel::predict_compact(const Schedule& schedule, const Comp
       PortLoad& own = load[static_cast<std::size_t>(rank)];
       own = PortLoad{};
       for (const CompactOp& op : compact.ops(step, rank)) {
-        const double bytes = bytes_of(op);
-        const bool sending = op.kind == OpKind::send;
-        const RouteCost route = sending ? route_costs_.between(rank, op.peer) : route_costs_.between(op.peer, rank);
-        (sending ? own.outgoing_seconds : own.incoming_seconds) += bytes * route.seconds_per_byte;
-        if (op.kind == OpKind::recv_reduce) own.reduced_bytes += bytes;
-        latencies.push_back(route.latency_seconds);
+        const ChunkRange chunks{op.first_chunk, op.first_chunk + op.chunk_count};
+        latencies.push_back(add_op_load(own, rank, op.peer, op.kind, bytes_of(chunks), route_costs_).latency_seconds);
       }
     }
     // When each transfer ends, hence each rank's step.
@@ -602,13 +595,8 @@ Prediction ClosedFormModel::predict(const PreparedSchedule& prepared, std::int64
             if (!schedule.circulant && !op_in_range(schedule, rank, written))
               throw_op_out_of_range(schedule, rank, step, written);
             const Op op = schedule.circulant ? schedule.resolve(written, rank) : written;
-            const double bytes = bytes_of(op.chunks);
-            const bool sending = op.kind == OpKind::send;
-            const RouteCost route =
-                sending ? route_costs_.between(rank, op.peer) : route_costs_.between(op.peer, rank);
-            (sending ? load.outgoing_seconds : load.incoming_seconds) += bytes * route.seconds_per_byte;
-            if (op.kind == OpKind::recv_reduce) load.reduced_bytes += bytes;
-            step_transfers.push_back({op.peer, sending, route.latency_seconds});
+            const RouteCost route = add_op_load(load, rank, op.peer, op.kind, bytes_of(op.chunks), route_costs_);
+            step_transfers.push_back({op.peer, op.kind == OpKind::send, route.latency_seconds});
           }
         }
       }

@@ -110,10 +110,10 @@ class ClosedFormModel {
   // per step and template op over arrays indexed by rank (each op's bytes from a table of chunk
   // starts, the route cost once per op), with no per-rank route look-up or record; the same
   // maxima and sums as the rank-by-rank walk (on a fixed grid of integer ticks when the schedule
-  // has runs of rotated steps, so that equal advances are exactly equal; rotated_run.hpp). Within a run of steps that are
-  // rotations of one another (ring's reduce-scatter, then its all-gather), after its first two
-  // steps only the ranks whose sources advanced unevenly are computed, the others advanced by
-  // their last advance, and once none is uneven the rest of the run is added in one go
+  // has runs of rotated steps, so that equal advances are exactly equal; rotated_run.hpp).
+  // Within a run of steps that are rotations of one another (ring's reduce-scatter, then its
+  // all-gather), after its first two steps only the ranks whose sources advanced unevenly are
+  // computed, the others advanced by their last advance, and once none is uneven the rest of the run is added in one go
   // (steps_extrapolated; rotated_run.hpp): equal to the walk up to rounding, O(N + steps x uneven
   // ranks) per run instead of O(N x steps). Ranks loads_period apart run alike, so only that many
   // are walked (1024 float32 on 65536 ranks: 64). Nothing when a used offset's cost varies between
