@@ -72,6 +72,7 @@ class OpBytes {
     for (std::size_t chunk = 0; chunk < starts_.size(); ++chunk)
       starts_[chunk] = chunk_start(static_cast<std::int64_t>(chunk), count, nchunks_);
   }
+  bool equal_chunks() const { return equal_chunk_elements_ >= 0; }
   double operator()(ChunkRange chunks) const {
     if (equal_chunk_elements_ >= 0) return static_cast<double>(chunks.size() * equal_chunk_elements_) * bytes_per_element_;
     const std::int64_t elements = chunks.end <= nchunks_ ? start_of(chunks.end) - start_of(chunks.begin)
@@ -91,9 +92,10 @@ class OpBytes {
 // One op of `rank` (peer, kind) of `bytes` added to the rank's port loads and reduced bytes in
 // a step: its sends share the outgoing port, its receives the incoming one. The one place the
 // walks of an explicit schedule (windowed, packed, alike check) price an op, so that they stay
-// equal to the last bit. Returns the op's route.
+// equal to the last bit. Returns the op's route. Always inlined: it runs once per op, and GCC
+// leaves it out of line once it has several callers (the alike check: 43 -> 47 ms at N = 65536).
 template <typename Load>
-RouteCost add_op_load(Load& load, int rank, int peer, OpKind kind, double bytes, RouteCosts& route_costs) {
+[[gnu::always_inline]] inline RouteCost add_op_load(Load& load, int rank, int peer, OpKind kind, double bytes, RouteCosts& route_costs) {
   const bool sending = kind == OpKind::send;
   const RouteCost route = sending ? route_costs.between(rank, peer) : route_costs.between(peer, rank);
   (sending ? load.outgoing_seconds : load.incoming_seconds) += bytes * route.seconds_per_byte;
@@ -160,6 +162,24 @@ RankStepCost rank_step_cost(const Schedule& schedule, int rank, int step, RouteC
   return cost;
 }
 
+// The prediction when every rank's steps cost exactly rank 0's (`rank0`), which then finish
+// each step at the same time (the induction of predict_alike below).
+Prediction price_alike(const std::vector<RankStepCost>& rank0, int nranks, double gamma_seconds_per_byte) {
+  double finish = 0;
+  for (const RankStepCost& cost : rank0) {
+    const double end = cost.any_op
+                           ? finish + (cost.longest_latency_seconds + std::max(cost.outgoing_seconds, cost.incoming_seconds))
+                           : finish;
+    finish = end + gamma_seconds_per_byte * cost.reduced_bytes;
+  }
+  Prediction prediction;
+  prediction.steps = static_cast<int>(rank0.size());
+  prediction.seconds = finish;
+  prediction.rank_finish_seconds.assign(static_cast<std::size_t>(nranks), finish);
+  prediction.ranks_alike = true;
+  return prediction;
+}
+
 // An explicit schedule whose every rank, in every step, has exactly rank 0's port loads, reduced
 // bytes and longest route latency (halving_doubling and recursive_doubling at N a power of two on
 // a network where every pair of ranks costs alike): every rank then finishes each step at the
@@ -192,19 +212,7 @@ std::optional<Prediction> predict_alike(const Schedule& schedule, RouteCosts& ro
         if (rank_step_cost(schedule, rank, static_cast<int>(step), route_costs, bytes_of) != rank0[step]) return std::nullopt;
       }
   }
-  double finish = 0;
-  for (const RankStepCost& cost : rank0) {
-    const double end = cost.any_op
-                           ? finish + (cost.longest_latency_seconds + std::max(cost.outgoing_seconds, cost.incoming_seconds))
-                           : finish;
-    finish = end + gamma_seconds_per_byte * cost.reduced_bytes;
-  }
-  Prediction prediction;
-  prediction.steps = static_cast<int>(nsteps);
-  prediction.seconds = finish;
-  prediction.rank_finish_seconds.assign(static_cast<std::size_t>(schedule.nranks), finish);
-  prediction.ranks_alike = true;
-  return prediction;
+  return price_alike(rank0, schedule.nranks, gamma_seconds_per_byte);
 }
 
 // For each step of a circulant template: q when the step is the step before it moved by q ranks
@@ -495,6 +503,22 @@ Prediction ClosedFormModel::predict_compact(const Schedule& schedule, const Comp
                                             std::int64_t count, DataType type) {
   const auto nranks = static_cast<std::size_t>(schedule.nranks);
   const OpBytes bytes_of(schedule, count, type);
+  // Ranks alike in shape, equal chunks and every pair of ranks alike: every rank's costs are rank
+  // 0's, op for op in the same order, so its steps give the walk below to the last bit
+  // (predict_alike's induction), without reading the other ranks' ops.
+  if (compact.ranks_alike_in_shape() && bytes_of.equal_chunks() && route_costs_.every_pair_alike()) {
+    std::vector<RankStepCost> rank0(static_cast<std::size_t>(compact.num_steps()));
+    for (int step = 0; step < compact.num_steps(); ++step) {
+      RankStepCost& cost = rank0[static_cast<std::size_t>(step)];
+      for (const CompactOp& op : compact.ops(step, 0)) {
+        const ChunkRange chunks{op.first_chunk, op.first_chunk + op.chunk_count};
+        const RouteCost route = add_op_load(cost, 0, op.peer, op.kind, bytes_of(chunks), route_costs_);
+        cost.longest_latency_seconds = std::max(cost.longest_latency_seconds, route.latency_seconds);
+        cost.any_op = true;
+      }
+    }
+    return price_alike(rank0, schedule.nranks, gamma_seconds_per_byte_);
+  }
   if (scratch_.loads.empty()) scratch_.loads.resize(1);
   std::vector<PortLoad>& load = scratch_.loads.front();
   load.resize(nranks);

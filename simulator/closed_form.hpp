@@ -72,7 +72,8 @@ struct Prediction {
   int steps = 0;
   int steps_extrapolated = 0;                // closed form: steps of a settled run added in one go, not walked
   // closed form: every rank runs alike (a circulant schedule with equal chunks where its offsets
-  // cost alike from every rank, or an explicit one found so op by op), so rank 0's steps were priced
+  // cost alike from every rank, an explicit one found so op by op, or a prepared one alike in shape
+  // on one switch), so rank 0's steps were priced
   bool ranks_alike = false;
 };
 
@@ -121,8 +122,10 @@ class ClosedFormModel {
   std::optional<Prediction> predict_circulant(const Schedule& schedule, std::int64_t count, DataType type);
   // An explicit schedule, packed: every rank walked step by step from the packed ops, the same
   // arithmetic in the same order as the windowed walk of predict (which remains for circulant
-  // schedules on networks whose offsets do not cost alike, and for schedules too large to pack).
-  // An unprepared explicit schedule is first checked rank by rank against rank 0 (predict_alike
+  // schedules on networks whose offsets do not cost alike, and for schedules too large to pack);
+  // or, when the packed ranks are alike in shape (CompactSchedule::ranks_alike_in_shape), the
+  // chunks equal and every pair of ranks costs alike (RouteCosts::every_pair_alike), rank 0's ops
+  // alone (Prediction::ranks_alike), the walk's result to the last bit. An unprepared explicit schedule is first checked rank by rank against rank 0 (predict_alike
   // in closed_form.cpp): when every rank carries rank 0's loads step by step, rank 0 alone is
   // priced (Prediction::ranks_alike), the walk's result to the last bit.
   Prediction predict_compact(const Schedule& schedule, const CompactSchedule& compact, std::int64_t count, DataType type);

@@ -49,7 +49,22 @@ std::optional<CompactSchedule> CompactSchedule::of(const Schedule& schedule, std
       }
     }
   }
+  compact.ranks_alike_in_shape_ = compact.shapes_alike();
   return compact;
+}
+
+bool CompactSchedule::shapes_alike() const {
+  for (int step = 0; step < nsteps_; ++step) {
+    const std::span<const CompactOp> first = ops(step, 0);
+    for (int rank = 0; rank < nranks_; ++rank) {
+      const std::span<const CompactOp> own = ops(step, rank);
+      if (own.size() != first.size()) return false;
+      for (std::size_t i = 0; i < own.size(); ++i)
+        if (own[i].kind != first[i].kind || own[i].chunk_count != first[i].chunk_count || own[i].peer == rank)
+          return false;
+    }
+  }
+  return nranks_ > 0;
 }
 
 }  // namespace ringlab::simulator

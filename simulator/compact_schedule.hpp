@@ -38,16 +38,24 @@ class CompactSchedule {
 
   int nranks() const { return nranks_; }
   int num_steps() const { return nsteps_; }
+  // Every rank's ops in every step are rank 0's in number, kinds and chunk counts, in the same
+  // order, and none is to the rank itself (halving_doubling and recursive_doubling at N a power
+  // of two, an explicit ring): with equal chunks on a network where every pair of ranks costs
+  // alike, every rank then runs alike (ClosedFormModel::predict prices rank 0 alone).
+  bool ranks_alike_in_shape() const { return ranks_alike_in_shape_; }
   std::span<const CompactOp> ops(int step, int rank) const {
     const std::size_t slot = static_cast<std::size_t>(step) * static_cast<std::size_t>(nranks_) + static_cast<std::size_t>(rank);
     return {ops_.data() + starts_[slot], ops_.data() + starts_[slot + 1]};
   }
 
  private:
+  bool shapes_alike() const;
+
   int nranks_ = 0;
   int nsteps_ = 0;
   std::vector<CompactOp> ops_;
   std::vector<std::uint32_t> starts_;  // [step * nranks + rank]: its first op; one more at the end
+  bool ranks_alike_in_shape_ = false;
 };
 
 }  // namespace ringlab::simulator

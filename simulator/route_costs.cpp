@@ -103,4 +103,25 @@ std::optional<RouteCost> RouteCosts::uniform_cost(int offset) {
   return first;
 }
 
+bool RouteCosts::every_pair_alike() {
+  if (every_pair_ == Uniformity::unknown) {
+    every_pair_ = Uniformity::varies;
+    const auto same = [](const RouteCost& a, const RouteCost& b) {
+      return a.latency_seconds == b.latency_seconds && a.seconds_per_byte == b.seconds_per_byte;
+    };
+    // With equal uplinks, between(s, d) is the uplink's cost plus the switch's to d: a function
+    // of d alone, so checking every d from one source (and d = 0 from rank 1) covers every pair.
+    const auto alike_uplink = [&](const Uplink& uplink) {
+      return uplink.row >= 0 && uplink.row == uplinks_.front().row && same(uplink.link, uplinks_.front().link);
+    };
+    if (nranks_ >= 2 && std::all_of(uplinks_.begin(), uplinks_.end(), alike_uplink)) {
+      const RouteCost reference = between(1, 0);
+      bool alike = true;
+      for (int destination = 1; destination < nranks_ && alike; ++destination) alike = same(between(0, destination), reference);
+      if (alike) every_pair_ = Uniformity::uniform;
+    }
+  }
+  return every_pair_ == Uniformity::uniform;
+}
+
 }  // namespace ringlab::simulator

@@ -58,6 +58,12 @@ class RouteCosts {
   // all N routes of the offset once (cached like between()); the answer is kept per offset.
   std::optional<RouteCost> uniform_cost(int offset);
 
+  // Whether every ordered pair of distinct ranks costs alike: every rank hangs off one and the
+  // same switch by links of equal cost, and the switch reaches every rank at equal cost
+  // (switch:N, host-shm). Found once, from N look-ups (cached like between()); false for fewer
+  // than 2 ranks.
+  bool every_pair_alike();
+
   const Topology& topology() const { return router_.topology(); }
 
  private:
@@ -89,6 +95,7 @@ class RouteCosts {
   std::vector<std::vector<SwitchRoute>> switch_rows_;  // [Uplink::row][rank]; empty: not cached
   enum class Uniformity : unsigned char { unknown, uniform, varies };
   std::vector<Uniformity> uniformity_by_offset_;  // allocated on the first uniform_cost call
+  Uniformity every_pair_ = Uniformity::unknown;
 };
 
 }  // namespace ringlab::simulator

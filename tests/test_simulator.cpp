@@ -429,9 +429,10 @@ TEST(SimulatorClosedForm, OneOddChunkWalkEqualsTheRankByRankWalk) {
 }
 
 TEST(SimulatorClosedForm, PackedScheduleEqualsTheWindowedWalk) {
-  // A prepared (packed) explicit schedule is walked step by step from its packed ops; the
-  // unprepared one by the windowed walk, or from rank 0 alone when every rank is found to run
-  // alike (halving_doubling, recursive_doubling and the explicit ring on switch:16, ...). Same
+  // A prepared (packed) explicit schedule is walked step by step from its packed ops, or priced
+  // from rank 0 alone when its ranks are alike in shape on a one-switch network; the unprepared
+  // one by the windowed walk, or from rank 0 alone when every rank is found to run alike
+  // (halving_doubling, recursive_doubling and the explicit ring on switch:16, ...). Same
   // arithmetic, same order: equal to the last bit.
   for (const std::string preset : {"switch:12", "ring:13", "torus2d:3x4", "pcie-tree,switches=3,gpus_per_switch=4",
                                    "nvswitch:4,nodes:3", "switch:16", "fully-connected:8", "ring:16", "torus2d:4x4"}) {
@@ -449,7 +450,6 @@ TEST(SimulatorClosedForm, PackedScheduleEqualsTheWindowedWalk) {
         for (std::int64_t count : {std::int64_t{0}, std::int64_t{3}, std::int64_t{nranks} * 1000,
                                    std::int64_t{nranks} * 1000 + 7}) {
           const Prediction packed = model.predict(prepared, count, DataType::float32);
-          EXPECT_FALSE(packed.ranks_alike);
           expect_identical(packed, model.predict(schedule, count, DataType::float32),
                            fmt::format("{} {} {} count {}", preset, algorithm, name_of(collective), count));
         }
@@ -474,6 +474,47 @@ TEST(SimulatorClosedForm, RanksAreFoundAlikeWhereTheyRunAlike) {
   EXPECT_FALSE(alike("switch:12", "halving_doubling", 12000));    // folded: extra ranks idle
   EXPECT_FALSE(alike("switch:16", "halving_doubling", 16007));    // uneven chunks
   EXPECT_FALSE(alike("switch:16", "parameter_server", 16000));    // the server differs
+}
+
+TEST(SimulatorClosedForm, PreparedRanksAlikeInShapeOnOneSwitchArePricedFromRankZero) {
+  // A packed schedule whose ranks have rank 0's ops in number, kinds and chunk counts, at equal
+  // chunks, on a network where every pair of ranks costs alike (one switch), is priced from rank
+  // 0's ops alone.
+  auto prepared_alike = [](const std::string& preset, const Schedule& schedule, std::int64_t count) {
+    const Topology topology = make_preset_topology(preset);
+    ClosedFormModel model(topology, gamma_seconds_per_byte);
+    return model.predict(PreparedSchedule(schedule), count, DataType::float32).ranks_alike;
+  };
+  auto allreduce = [](const char* algorithm, int nranks) {
+    Schedule schedule = make_schedule(algorithm, Collective::allreduce, nranks);
+    return schedule.circulant ? explicit_copy(schedule) : schedule;
+  };
+  EXPECT_TRUE(prepared_alike("switch:16", allreduce("halving_doubling", 16), 16000));
+  EXPECT_TRUE(prepared_alike("switch:16", allreduce("recursive_doubling", 16), 16000));
+  EXPECT_TRUE(prepared_alike("switch:16", allreduce("ring", 16), 16000));
+  EXPECT_TRUE(prepared_alike("host-shm:8,cores=4", allreduce("halving_doubling", 8), 8000));
+  EXPECT_FALSE(prepared_alike("switch:12", allreduce("halving_doubling", 12), 12000));  // folded
+  EXPECT_FALSE(prepared_alike("switch:16", allreduce("halving_doubling", 16), 16007));  // uneven chunks
+  EXPECT_FALSE(prepared_alike("switch:16", allreduce("parameter_server", 16), 16000));
+  // Pairs across the PCIe switches cost more than pairs under one.
+  EXPECT_FALSE(prepared_alike("pcie-tree,switches=2,gpus_per_switch=8", allreduce("halving_doubling", 16), 16000));
+
+  // Against the packed walk: rank 5 lists its two ops of every step the other way round, which
+  // changes no cost (each port carries one op) but the shape, so that schedule is walked.
+  const Topology topology = make_preset_topology("switch:16");
+  ClosedFormModel model(topology, gamma_seconds_per_byte);
+  for (const char* algorithm : {"halving_doubling", "recursive_doubling", "ring"}) {
+    const Schedule schedule = allreduce(algorithm, 16);
+    Schedule reordered = schedule;
+    for (Step& step : reordered.programs[5].steps) std::reverse(step.begin(), step.end());
+    for (const std::int64_t count : {std::int64_t{0}, std::int64_t{16} * 1000, std::int64_t{16} << 20}) {
+      const Prediction alike = model.predict(PreparedSchedule(schedule), count, DataType::float32);
+      const Prediction walked = model.predict(PreparedSchedule(reordered), count, DataType::float32);
+      EXPECT_TRUE(alike.ranks_alike) << algorithm;
+      EXPECT_FALSE(walked.ranks_alike) << algorithm;
+      expect_identical(alike, walked, fmt::format("{} count {}", algorithm, count));
+    }
+  }
 }
 
 TEST(SimulatorClosedForm, OneRankUnlikeTheOthersInTheLastStepIsWalked) {
