@@ -12,6 +12,7 @@
 
 #include "bench_options.hpp"
 #include "machine_info.hpp"
+#include "rank_placement.hpp"
 #include "report.hpp"
 #include "sweep.hpp"
 #include "cli_util.hpp"
@@ -155,7 +156,7 @@ int run_bench(Communicator& comm, const BenchArguments& arguments, const bench::
   const bool leader = comm.rank() == 0;
   bench::RunDescription run{arguments.command_line, backend, comm.transport_description(), comm.size(),
                             bench::describe_machine(backend == "mpi" || backend == "nccl" ? std::optional(mpi_library_name()) : std::nullopt),
-                            std::move(notes), std::nullopt, {}};
+                            std::move(notes), std::nullopt, {}, {}, {}};
 #ifdef RINGLAB_HAVE_CUDA
   if (leader) {
     cuda::GpuDescription gpus = cuda::describe_gpus();
@@ -164,6 +165,10 @@ int run_bench(Communicator& comm, const BenchArguments& arguments, const bench::
     run.machine.gpus = std::move(gpus.gpus);
   }
 #endif
+  const std::vector<bench::RankCpus> rank_cpus =
+      bench::gather_rank_cpus(comm, Clock::now() + timeout_from_seconds(options.timeout_seconds));
+  for (const bench::RankCpus& cpus : rank_cpus) run.rank_cpus.push_back(cpus.list);
+  run.placement = bench::describe_placement(rank_cpus);
   run.machine.memcpy_gbps = measure_memcpy_alone(comm, options);
   bench::SweepBuffers buffers = bench::allocate_sweep_buffers(comm, options, sizes);
   run.buffers = buffers.description();

@@ -18,6 +18,7 @@
 #include "job_options.hpp"
 #include "launch.hpp"
 #include "machine_info.hpp"
+#include "rank_placement.hpp"
 #include "report.hpp"
 #include "topology_io.hpp"
 
@@ -142,7 +143,8 @@ int refit_from_report(const CalibrateArguments& arguments) {
   const calibration::RecordedCalibration recorded = calibration::read_calibration_file(arguments.from_report);
   const nlohmann::json& old_record = recorded.record;
   nlohmann::json context = nlohmann::json::object();
-  for (const char* key : {"tool", "created", "command", "backend", "transport", "ranks_measured", "machine"})
+  for (const char* key : {"tool", "created", "command", "backend", "transport", "ranks_measured", "machine", "placement",
+                          "rank_cpus"})
     if (old_record.contains(key)) context[key] = old_record.at(key);
   context["refit"] = {{"from_report", arguments.from_report},
                       {"created", bench::utc_timestamp()},
@@ -164,6 +166,8 @@ int run_calibrate(Communicator& comm, const CalibrateArguments& arguments, const
         comm.size()));
   const bench::MachineInfo machine =
       bench::describe_machine(backend == "mpi" ? std::optional(mpi_library_name()) : std::nullopt);
+  const std::vector<bench::RankCpus> rank_cpus =
+      bench::gather_rank_cpus(comm, Clock::now() + timeout_from_seconds(arguments.timeout_seconds));
   FaultInjector fault(fault_spec);
   calibration::MeasureOptions options{sizes, arguments.min_seconds_per_size, arguments.timeout_seconds, &fault};
   calibration::Measurements measurements;
@@ -174,16 +178,19 @@ int run_calibrate(Communicator& comm, const CalibrateArguments& arguments, const
   if (comm.rank() != 0) return 0;
 
   const int endpoints = arguments.endpoints == 0 ? comm.size() : arguments.endpoints;
-  const nlohmann::json context = {{"tool", "ringlab calibrate"},
-                                  {"created", bench::utc_timestamp()},
-                                  {"command", arguments.command_line},
-                                  {"backend", backend},
-                                  {"transport", comm.transport_description()},
-                                  {"ranks_measured", comm.size()},
-                                  {"machine", bench::to_json(machine)}};
+  nlohmann::json context = {{"tool", "ringlab calibrate"},
+                            {"created", bench::utc_timestamp()},
+                            {"command", arguments.command_line},
+                            {"backend", backend},
+                            {"transport", comm.transport_description()},
+                            {"ranks_measured", comm.size()},
+                            {"machine", bench::to_json(machine)},
+                            {"placement", bench::describe_placement(rank_cpus)}};
+  for (const bench::RankCpus& cpus : rank_cpus) context["rank_cpus"].push_back(cpus.list);
   fit_and_write(measurements, machine.cores, endpoints, arguments, context,
-                fmt::format("# ringlab calibrate: {} ranks, backend {}, transport {}, {} cores", comm.size(), backend,
-                            comm.transport_description(), machine.cores));
+                fmt::format("# ringlab calibrate: {} ranks, backend {}, transport {}, {} cores\n# placement {}",
+                            comm.size(), backend, comm.transport_description(), machine.cores,
+                            bench::describe_placement(rank_cpus)));
   return 0;
 }
 

@@ -190,7 +190,7 @@ int run_simulate(const SimulateArguments& arguments) {
   bench::RunDescription run{arguments.command_line, "simulator",
                             fmt::format("{} model on topology {}", arguments.model, topology.name()), nranks,
                             bench::describe_machine(std::nullopt), std::move(notes),
-                            bench::ModelDescription{arguments.model, arguments.topology, gamma}, {}};
+                            bench::ModelDescription{arguments.model, arguments.topology, gamma}, {}, {}, {}};
   if (!options.quiet) print_simulate_header(run, options, topology);
   std::vector<bench::ResultRow> rows;
   std::vector<std::string> busiest;  // per algorithm, at the largest size

@@ -4,7 +4,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "backends/threads_communicator.hpp"
 #include "bench_options.hpp"
+#include "rank_placement.hpp"
 #include "report.hpp"
 #include "sweep.hpp"
 
@@ -80,7 +82,7 @@ TEST(BenchStatistics, QuantilesAndBusBandwidth) {
 TEST(BenchReport, HasTheDocumentedShape) {
   BenchOptions options;
   options.algorithms = {"ring"};
-  RunDescription run{"ringlab bench -e 64", "threads", "threads", 2, {}, {}, std::nullopt, {}};
+  RunDescription run{"ringlab bench -e 64", "threads", "threads", 2, {}, {}, std::nullopt, {}, {}, {}};
   run.machine.hostname = "host";
   ResultRow row;
   row.algorithm = "ring";
@@ -94,6 +96,55 @@ TEST(BenchReport, HasTheDocumentedShape) {
   EXPECT_EQ(report.at("results").at(0).at("placement"), "out-of-place");
   EXPECT_EQ(report.at("results").at(0).at("type"), "float32");
   EXPECT_TRUE(report.at("machine").contains("memcpy_gbps"));
+}
+
+TEST(RankPlacement, CpuListsAreCompact) {
+  EXPECT_EQ(cpu_list({}), "");
+  EXPECT_EQ(cpu_list({3}), "3");
+  EXPECT_EQ(cpu_list({1, 0}), "0,1");
+  EXPECT_EQ(cpu_list({0, 1, 2, 3, 6, 8, 9, 9}), "0-3,6,8,9");
+  EXPECT_EQ(cpu_list({7, 5, 6, 10, 11, 12}), "5-7,10-12");
+}
+
+TEST(RankPlacement, SaysWhetherRanksAreBoundAndWarnsWhenUnboundRanksShareCpus) {
+  EXPECT_EQ(describe_placement({}), "");
+  EXPECT_EQ(describe_placement({{"0", 1}, {"1", 1}, {"0", 1}, {"1", 1}}), "each rank bound to one CPU: 0:0 1:1 2:0 3:1");
+  EXPECT_EQ(describe_placement({{"0-1", 2}, {"2-3", 2}}), "CPUs per rank: 0:0-1 1:2-3");
+  EXPECT_EQ(describe_placement({{"0-1", 2}, {"0-1", 2}}), "not bound: every rank may run on CPUs 0-1");
+  const std::string oversubscribed = describe_placement({{"0-1", 2}, {"0-1", 2}, {"0-1", 2}, {"0-1", 2}});
+  EXPECT_THAT(oversubscribed, ::testing::StartsWith("not bound: every rank may run on CPUs 0-1; 4 ranks on 2 CPUs"));
+  EXPECT_THAT(oversubscribed, ::testing::HasSubstr("mpiexec -bind-to core"));
+}
+
+TEST(RankPlacement, RankZeroGathersEveryRanksCpus) {
+  // Threads of one process share its CPU mask, so every rank reports this thread's.
+  const RankCpus own = this_thread_cpus();
+  ASSERT_GT(own.count, 0);
+  std::vector<RankCpus> gathered;
+  std::vector<std::size_t> sizes(3, 99);
+  run_threads(3, [&](Communicator& comm) {
+    const std::vector<RankCpus> ranks = gather_rank_cpus(comm, Clock::now() + std::chrono::seconds(10));
+    sizes[static_cast<std::size_t>(comm.rank())] = ranks.size();
+    if (comm.rank() == 0) gathered = ranks;
+  });
+  EXPECT_EQ(sizes, (std::vector<std::size_t>{3, 0, 0}));
+  ASSERT_EQ(gathered.size(), 3u);
+  for (const RankCpus& rank : gathered) {
+    EXPECT_EQ(rank.list, own.list);
+    EXPECT_EQ(rank.count, own.count);
+  }
+}
+
+TEST(BenchReport, RecordsTheRanksCpus) {
+  BenchOptions options;
+  options.algorithms = {"ring"};
+  RunDescription run{"ringlab bench -e 64", "threads", "threads", 2, {}, {}, std::nullopt, {}, {"0", "1"},
+                     "each rank bound to one CPU: 0:0 1:1"};
+  const nlohmann::json report = make_report(run, options, {}, true);
+  EXPECT_EQ(report.at("config").at("rank_cpus"), nlohmann::json({"0", "1"}));
+  EXPECT_EQ(report.at("config").at("placement"), "each rank bound to one CPU: 0:0 1:1");
+  RunDescription predicted{"ringlab simulate", "simulator", "simulator", 2, {}, {}, std::nullopt, {}, {}, {}};
+  EXPECT_FALSE(make_report(predicted, options, {}, true).at("config").contains("rank_cpus"));
 }
 
 }  // namespace

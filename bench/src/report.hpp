@@ -32,6 +32,9 @@ struct RunDescription {
   std::vector<std::string> notes;
   std::optional<ModelDescription> model;  // empty: measured
   std::string buffers;  // how the buffers were allocated (SweepBuffers::description); empty for predictions
+  // Measured runs: the CPUs each rank may run on (rank_placement.hpp) and that in words.
+  std::vector<std::string> rank_cpus;
+  std::string placement;
 };
 
 void print_header(std::FILE* out, const RunDescription& run, const BenchOptions& options);
