@@ -10,7 +10,9 @@
 # rounds (default 3).
 # Every round's files are kept, steady or not, and rounds.txt lists them with their drift.
 # Calibration never looks at an all-reduce, and the drift check reads calibrations only.
-# Usage: bash scripts/calibrate-and-compare.sh OUTDIR [BUILD]   (RANKS="2 4": fewer N; ROUNDS=5)
+# Usage: bash scripts/calibrate-and-compare.sh OUTDIR [BUILD]   (RANKS="2 4": fewer N; ROUNDS=5;
+#   MPIEXEC_FLAGS="-bind-to core": pin the ranks, for calibrations and sweeps alike; each report's
+#   "# placement" line says where they ran)
 set -euo pipefail
 out=${1:?usage: $0 OUTDIR [BUILD]}
 build=${2:-build/release}
@@ -18,16 +20,17 @@ ringlab=$build/cli/ringlab
 py=/usr/bin/python3
 day=$(date -u +%Y-%m-%d)
 max_rounds=${ROUNDS:-3}
+read -r -a mpiexec_flags <<< "${MPIEXEC_FLAGS:-}"
 mkdir -p "$out"
 rounds=$out/$day-rounds.txt
 echo "# $(date -u +%FT%TZ) scripts/calibrate-and-compare.sh $*" >> "$rounds"
 for n in ${RANKS:-2 4 8}; do
   for round in $(seq 1 $max_rounds); do
     tag=$day-n$n-r$round
-    mpiexec -n "$n" "$ringlab" calibrate --json "$out/$tag-before.json" --force > "$out/$tag-before.txt"
-    mpiexec -n "$n" "$ringlab" bench -b 64K -e 64M -f 4 -n 20 --iters-small 100 --small-maxbytes 1M -w 5 \
+    mpiexec -n "$n" "${mpiexec_flags[@]}" "$ringlab" calibrate --json "$out/$tag-before.json" --force > "$out/$tag-before.txt"
+    mpiexec -n "$n" "${mpiexec_flags[@]}" "$ringlab" bench -b 64K -e 64M -f 4 -n 20 --iters-small 100 --small-maxbytes 1M -w 5 \
       --json "$out/$tag-bench.json" --force > "$out/$tag-bench.txt"
-    mpiexec -n "$n" "$ringlab" calibrate --json "$out/$tag-after.json" --force > "$out/$tag-after.txt"
+    mpiexec -n "$n" "${mpiexec_flags[@]}" "$ringlab" calibrate --json "$out/$tag-after.json" --force > "$out/$tag-after.txt"
     status=0
     drift=$($py plotting/calibration_drift.py "$out/$tag-before.json" "$out/$tag-after.json") || status=$?
     ((status <= 1)) || exit "$status"
