@@ -95,7 +95,8 @@ class OpBytes {
 // equal to the last bit. Returns the op's route. Always inlined: it runs once per op, and GCC
 // leaves it out of line once it has several callers (the alike check: 43 -> 47 ms at N = 65536).
 template <typename Load>
-[[gnu::always_inline]] inline RouteCost add_op_load(Load& load, int rank, int peer, OpKind kind, double bytes, RouteCosts& route_costs) {
+[[gnu::always_inline]] inline RouteCost add_op_load(Load& load, int rank, int peer, OpKind kind, double bytes,
+                                                    RouteCosts& route_costs) {
   const bool sending = kind == OpKind::send;
   const RouteCost route = sending ? route_costs.between(rank, peer) : route_costs.between(peer, rank);
   (sending ? load.outgoing_seconds : load.incoming_seconds) += bytes * route.seconds_per_byte;

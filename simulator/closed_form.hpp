@@ -125,9 +125,10 @@ class ClosedFormModel {
   // schedules on networks whose offsets do not cost alike, and for schedules too large to pack);
   // or, when the packed ranks are alike in shape (CompactSchedule::ranks_alike_in_shape), the
   // chunks equal and every pair of ranks costs alike (RouteCosts::every_pair_alike), rank 0's ops
-  // alone (Prediction::ranks_alike), the walk's result to the last bit. An unprepared explicit schedule is first checked rank by rank against rank 0 (predict_alike
-  // in closed_form.cpp): when every rank carries rank 0's loads step by step, rank 0 alone is
-  // priced (Prediction::ranks_alike), the walk's result to the last bit.
+  // alone (Prediction::ranks_alike), the walk's result to the last bit. An unprepared explicit
+  // schedule is first checked rank by rank against rank 0 (predict_alike in closed_form.cpp):
+  // when every rank carries rank 0's loads step by step, rank 0 alone is priced
+  // (Prediction::ranks_alike), the walk's result to the last bit.
   Prediction predict_compact(const Schedule& schedule, const CompactSchedule& compact, std::int64_t count, DataType type);
 
   // What pass 1 of predict records for pass 2, one window of steps at a time (at most about

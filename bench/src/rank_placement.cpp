@@ -69,7 +69,8 @@ std::vector<RankCpus> gather_rank_cpus(Communicator& comm, std::chrono::steady_c
 
 std::string describe_placement(const std::vector<RankCpus>& ranks) {
   if (ranks.empty()) return {};
-  const bool same = std::all_of(ranks.begin(), ranks.end(), [&](const RankCpus& r) { return r.list == ranks.front().list; });
+  const bool same =
+      std::all_of(ranks.begin(), ranks.end(), [&](const RankCpus& r) { return r.list == ranks.front().list; });
   if (same && ranks.size() > 1 && ranks.front().count > 1) {
     std::string text = fmt::format("not bound: every rank may run on CPUs {}", ranks.front().list);
     if (static_cast<int>(ranks.size()) > ranks.front().count)
