@@ -169,7 +169,7 @@ Topology calibrated_topology(const FittedParameters& parameters, int endpoints) 
   const double share = process_share(parameters, endpoints);
   topology.set_gamma_seconds_per_byte(parameters.gamma_seconds_per_byte / share);
   topology.set_footprint_curves({scaled(parameters.curves.link_bandwidth, share), parameters.curves.switch_capacity,
-                                 scaled(parameters.curves.gamma_seconds_per_byte, 1 / share)});
+                                 scaled(parameters.curves.gamma_seconds_per_byte, 1 / share), {}});
   return topology;
 }
 

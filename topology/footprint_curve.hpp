@@ -42,14 +42,20 @@ inline bool operator==(const CurvePoint& a, const CurvePoint& b) {
 // What a calibrated topology may carry beside its constant figures. Each curve is optional:
 //   link_bandwidth:  bytes/s of every link at that footprint (the topology's links must all have
 //                    one bandwidth, the written one being the value without a footprint);
+//   link_bandwidth_factor: a number multiplying every link's written bandwidth at that footprint,
+//                    for links of several bandwidths (not with link_bandwidth);
 //   switch_capacity: bytes/s of every limited switch (they must all have one capacity);
 //   gamma:           seconds per byte reduced (replaces gamma_seconds_per_byte).
 struct FootprintCurves {
   FootprintCurve link_bandwidth;
   FootprintCurve switch_capacity;
   FootprintCurve gamma_seconds_per_byte;
+  FootprintCurve link_bandwidth_factor;
 
-  bool empty() const { return link_bandwidth.empty() && switch_capacity.empty() && gamma_seconds_per_byte.empty(); }
+  bool empty() const {
+    return link_bandwidth.empty() && switch_capacity.empty() && gamma_seconds_per_byte.empty() &&
+           link_bandwidth_factor.empty();
+  }
   friend bool operator==(const FootprintCurves&, const FootprintCurves&) = default;
 };
 

@@ -127,6 +127,9 @@ void Topology::set_gamma_seconds_per_byte(double seconds_per_byte) {
 }
 
 void Topology::set_footprint_curves(FootprintCurves curves) {
+  if (!curves.link_bandwidth.empty() && !curves.link_bandwidth_factor.empty())
+    throw std::invalid_argument(
+        "link_bandwidth and link_bandwidth_factor both set the links' bandwidth; give one of the two curves");
   if (!curves.link_bandwidth.empty()) {
     if (directed_links_.empty()) throw std::invalid_argument("a link_bandwidth curve needs links; add them first");
     for (std::size_t id = 1; id < directed_links_.size(); ++id)
@@ -158,6 +161,10 @@ Topology Topology::at_footprint(double footprint_bytes) const {
   if (!footprint_curves_.link_bandwidth.empty()) {
     const double bandwidth = footprint_curves_.link_bandwidth.at(footprint_bytes);
     for (DirectedLink& link : copy.directed_links_) link.bandwidth = bandwidth;
+  }
+  if (!footprint_curves_.link_bandwidth_factor.empty()) {
+    const double factor = footprint_curves_.link_bandwidth_factor.at(footprint_bytes);
+    for (DirectedLink& link : copy.directed_links_) link.bandwidth *= factor;
   }
   if (!footprint_curves_.switch_capacity.empty()) {
     const double capacity = footprint_curves_.switch_capacity.at(footprint_bytes);

@@ -68,11 +68,13 @@ class Topology {
   // Bandwidths and gamma that depend on the job's footprint (footprint_curve.hpp). Throws
   // std::invalid_argument, naming the link or switch, when a link_bandwidth curve is given but
   // the links do not all have one bandwidth (both directions), or a switch_capacity curve but
-  // the limited switches do not all have one capacity (or there is none). Call after the links.
+  // the limited switches do not all have one capacity (or there is none), or both link curves
+  // are given. Call after the links.
   void set_footprint_curves(FootprintCurves curves);
   // This topology as it is for a job touching `footprint_bytes`: every link's bandwidth, every
   // limited switch's capacity and gamma replaced by their curves' values there (those without a
-  // curve kept), and no curves. Without curves, a plain copy.
+  // curve kept; link_bandwidth_factor multiplies each link's own bandwidth), and no curves.
+  // Without curves, a plain copy.
   Topology at_footprint(double footprint_bytes) const;
 
   const std::string& name() const { return name_; }

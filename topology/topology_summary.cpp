@@ -45,6 +45,8 @@ void print_footprint_curves(std::ostream& out, const FootprintCurves& curves) {
   print_curve("link bandwidth", curves.link_bandwidth, bandwidth_text);
   print_curve("switch capacity", curves.switch_capacity, bandwidth_text);
   print_curve("gamma", curves.gamma_seconds_per_byte, [](double value) { return fmt::format("{:.3g} s/B", value); });
+  print_curve("link bandwidth factor", curves.link_bandwidth_factor,
+              [](double value) { return fmt::format("x{:.3g}", value); });
 }
 
 }  // namespace
