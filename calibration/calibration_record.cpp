@@ -82,6 +82,13 @@ RecordedCalibration measurements_from_record(const nlohmann::json& record) {
   }
   recorded.cores = static_cast<int>(positive_integer(member(record, "parameters", "(record)"), "cores", "parameters"));
   recorded.endpoints = static_cast<int>(positive_integer(record, "endpoints", "(record)"));
+  if (record.contains("rank_cpus")) {
+    const nlohmann::json& lists = array_member(record, "rank_cpus", "(record)");
+    for (std::size_t r = 0; r < lists.size(); ++r) {
+      if (!lists[r].is_string()) fail(fmt::format("rank_cpus[{}]", r), fmt::format("is {}; expected a CPU list like \"0-3,6\"", lists[r].dump()));
+      recorded.rank_cpus.push_back(lists[r].get<std::string>());
+    }
+  }
   recorded.record = record;
   return recorded;
 }

@@ -6,12 +6,14 @@
 //   2. concurrent: active_ranks and samples[] (bytes, iterations, slowest_rank_median_us,
 //      aggregate_bytes_per_second);
 //   3. reduce.samples[] (bytes, iterations, median_us);
-//   4. parameters.cores, endpoints.
+//   4. parameters.cores, endpoints;
+//   5. rank_cpus when present (calibrations from 2026-12-05 on): one CPU list per rank measured.
 // Fits, residuals and parameters in the record are not read: they are what a refit recomputes.
 #pragma once
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "calibrated_topology.hpp"
 
@@ -21,6 +23,7 @@ struct RecordedCalibration {
   Measurements measurements;
   int cores = 1;
   int endpoints = 2;
+  std::vector<std::string> rank_cpus;  // empty: not recorded
   nlohmann::json record;  // the record as read (its context: command, machine, ...)
 };
 

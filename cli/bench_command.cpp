@@ -167,7 +167,7 @@ int run_bench(Communicator& comm, const BenchArguments& arguments, const bench::
 #endif
   const std::vector<bench::RankCpus> rank_cpus =
       bench::gather_rank_cpus(comm, Clock::now() + timeout_from_seconds(options.timeout_seconds));
-  for (const bench::RankCpus& cpus : rank_cpus) run.rank_cpus.push_back(cpus.list);
+  run.rank_cpus = bench::cpu_lists(rank_cpus);
   run.placement = bench::describe_placement(rank_cpus);
   run.machine.memcpy_gbps = measure_memcpy_alone(comm, options);
   bench::SweepBuffers buffers = bench::allocate_sweep_buffers(comm, options, sizes);

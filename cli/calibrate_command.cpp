@@ -18,6 +18,7 @@
 #include "job_options.hpp"
 #include "launch.hpp"
 #include "machine_info.hpp"
+#include "per_cpu_topology.hpp"
 #include "rank_placement.hpp"
 #include "report.hpp"
 #include "topology_io.hpp"
@@ -34,6 +35,7 @@ struct CalibrateArguments {
   std::string alpha_max_bytes = "4K";
   std::string beta_min_bytes = "64K";
   double min_seconds_per_size = 0.2;
+  std::string model = "auto";  // auto | host-shm | per-cpu
   std::string backend = "auto";
   int ranks = 2;
   double timeout_seconds = default_timeout_seconds;
@@ -116,19 +118,71 @@ void print_summary(const calibration::Measurements& measurements, const calibrat
   fmt::print("# topology {}\n", preset);
 }
 
+// The model the written topology uses, and why (docs/calibration.md, "Per-CPU topology").
+struct ChosenModel {
+  std::optional<std::vector<int>> cpu_of_rank;  // set: per-CPU
+  std::optional<calibration::CpuClassFits> classes;
+  std::string reason;
+};
+
+ChosenModel choose_model(const calibration::Measurements& measurements, const std::vector<std::string>& rank_cpus,
+                         int endpoints, const calibration::FitOptions& fit_options, const std::string& model) {
+  ChosenModel chosen;
+  if (model == "host-shm") {
+    chosen.reason = "host-shm (--model host-shm)";
+    return chosen;
+  }
+  std::string why_not;
+  const std::optional<std::vector<int>> cpus = calibration::cpu_of_each_rank(rank_cpus);
+  if (rank_cpus.empty())
+    why_not = "the calibration did not record the ranks' CPUs";
+  else if (!cpus)
+    why_not = "not every rank was bound to one CPU (run under 'mpiexec -bind-to core')";
+  else if (static_cast<int>(cpus->size()) != endpoints)
+    why_not = fmt::format("--endpoints {} differs from the {} ranks measured, whose CPUs alone are known", endpoints,
+                          cpus->size());
+  else if (!(chosen.classes = calibration::fit_cpu_classes(measurements, *cpus, fit_options)))
+    why_not = "the ranks do not both share a CPU and span CPUs, so one class of pairs is all there is";
+  if (why_not.empty()) {
+    chosen.cpu_of_rank = cpus;
+    chosen.reason = "per-CPU: ranks bound to shared CPUs; same-CPU and cross-CPU pairs fitted apart";
+    return chosen;
+  }
+  if (model == "per-cpu")
+    throw std::invalid_argument(fmt::format("--model per-cpu needs every rank bound to one CPU, some sharing one: {}",
+                                            why_not));
+  chosen.reason = fmt::format("host-shm: {}", why_not);
+  return chosen;
+}
+
 // Fits, prints and writes the calibrated topology (rank 0 only).
 void fit_and_write(const calibration::Measurements& measurements, int cores, int endpoints,
-                   const CalibrateArguments& arguments, nlohmann::json context, const std::string& heading) {
+                   const std::vector<std::string>& rank_cpus, const CalibrateArguments& arguments,
+                   nlohmann::json context, const std::string& heading) {
   const calibration::FitOptions fit_options{parse_size(arguments.alpha_max_bytes), parse_size(arguments.beta_min_bytes)};
   const calibration::FittedParameters fit = calibration::fit_parameters(measurements, cores, fit_options);
-  const Topology topology = calibration::calibrated_topology(fit, endpoints);
+  const ChosenModel model = choose_model(measurements, rank_cpus, endpoints, fit_options, arguments.model);
+  const Topology topology = model.cpu_of_rank ? calibration::per_cpu_topology(fit, *model.classes, *model.cpu_of_rank)
+                                              : calibration::calibrated_topology(fit, endpoints);
   const std::string preset = calibration::host_shm_preset(fit, endpoints);
   if (!arguments.quiet) {
     fmt::print("{}\n", heading);
     print_summary(measurements, fit, preset);
+    const auto print_class = [](const char* name, const calibration::LinearFit& class_fit, int pairs) {
+      fmt::print("# {} pairs ({}): alpha {:.3f} us, beta {:.4g} s/B ({:.2f} GB/s); fit |residual| median {:.1f} %\n",
+                 name, pairs, class_fit.intercept * 1e6, class_fit.slope, 1e-9 / class_fit.slope,
+                 class_fit.median_abs_residual * 100);
+    };
+    if (model.classes) {
+      print_class("same-CPU", model.classes->same_cpu, model.classes->same_cpu_pairs);
+      print_class("cross-CPU", model.classes->cross_cpu, model.classes->cross_cpu_pairs);
+    }
+    fmt::print("# model {}\n", model.reason);
   }
   context["endpoints"] = endpoints;
   context["preset"] = preset;
+  context["model"] = model.reason;
+  if (model.classes) context["cpu_classes"] = calibration::cpu_classes_record(*model.classes);
   context["alpha_max_bytes"] = fit_options.alpha_max_bytes;
   context["beta_min_bytes"] = fit_options.beta_min_bytes;
   nlohmann::json document = to_json(topology);
@@ -151,7 +205,7 @@ int refit_from_report(const CalibrateArguments& arguments) {
                       {"command", arguments.command_line},
                       {"note", "measurements copied from from_report; only the fits are new"}};
   const int endpoints = arguments.endpoints == 0 ? recorded.endpoints : arguments.endpoints;
-  fit_and_write(recorded.measurements, recorded.cores, endpoints, arguments, std::move(context),
+  fit_and_write(recorded.measurements, recorded.cores, endpoints, recorded.rank_cpus, arguments, std::move(context),
                 fmt::format("# ringlab calibrate --from-report {}: refit of {} pair(s), {} cores, no measurement",
                             arguments.from_report, recorded.measurements.pairs.size(), recorded.cores));
   return 0;
@@ -178,6 +232,7 @@ int run_calibrate(Communicator& comm, const CalibrateArguments& arguments, const
   if (comm.rank() != 0) return 0;
 
   const int endpoints = arguments.endpoints == 0 ? comm.size() : arguments.endpoints;
+  const std::string placement = bench::describe_placement(rank_cpus);
   nlohmann::json context = {{"tool", "ringlab calibrate"},
                             {"created", bench::utc_timestamp()},
                             {"command", arguments.command_line},
@@ -185,12 +240,12 @@ int run_calibrate(Communicator& comm, const CalibrateArguments& arguments, const
                             {"transport", comm.transport_description()},
                             {"ranks_measured", comm.size()},
                             {"machine", bench::to_json(machine)},
-                            {"placement", bench::describe_placement(rank_cpus)}};
-  for (const bench::RankCpus& cpus : rank_cpus) context["rank_cpus"].push_back(cpus.list);
-  fit_and_write(measurements, machine.cores, endpoints, arguments, context,
+                            {"placement", placement}};
+  const std::vector<std::string> cpu_lists = bench::cpu_lists(rank_cpus);
+  context["rank_cpus"] = cpu_lists;
+  fit_and_write(measurements, machine.cores, endpoints, cpu_lists, arguments, context,
                 fmt::format("# ringlab calibrate: {} ranks, backend {}, transport {}, {} cores\n# placement {}",
-                            comm.size(), backend, comm.transport_description(), machine.cores,
-                            bench::describe_placement(rank_cpus)));
+                            comm.size(), backend, comm.transport_description(), machine.cores, placement));
   return 0;
 }
 
@@ -220,6 +275,11 @@ CommandRunner add_calibrate_command(CLI::App& app, const std::string& command_li
   command->add_option("--beta-min-bytes", arguments->beta_min_bytes, "Sizes from this up fix beta (seconds per byte)")
       ->capture_default_str();
   command->add_option("--min-time", arguments->min_seconds_per_size, "Seconds of round trips per pair and size")
+      ->capture_default_str();
+  command->add_option("--model", arguments->model,
+                      "Topology written: host-shm (one bandwidth for every pair), per-cpu (ranks bound to shared "
+                      "CPUs: same-CPU and cross-CPU pairs apart), or auto (per-cpu when it applies)")
+      ->check(CLI::IsMember({"auto", "host-shm", "per-cpu"}))
       ->capture_default_str();
   command->add_option("--backend", arguments->backend, "auto | mpi | threads")->capture_default_str();
   command->add_option("--ranks", arguments->ranks, "Ranks for the threads backend")->capture_default_str();

@@ -1,5 +1,6 @@
 // ringlab calibrate's fits, calibrated topology and measurements (threads backend), and ringlab
 // compare's report reading and error statistics.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -17,6 +18,7 @@
 #include "compare.hpp"
 #include "linear_fit.hpp"
 #include "measurements.hpp"
+#include "per_cpu_topology.hpp"
 #include "presets.hpp"
 #include "routing.hpp"
 #include "topology_io.hpp"
@@ -136,6 +138,88 @@ TEST(CalibrationTopology, JsonKeepsGammaAndAcceptsTheRecord) {
   EXPECT_THROW(topology_from_json(document), std::invalid_argument);
 }
 
+// Four ranks bound two to a CPU (mpiexec -bind-to core on 2 CPUs: 0 and 2 on CPU 0, 1 and 3 on
+// CPU 1): same-CPU pairs 3 us + 1e-10 s/B, cross-CPU pairs 1 us + 2e-10 s/B.
+calibration::Measurements bound_measurements() {
+  calibration::Measurements measurements = synthetic_measurements(1e-6, 2e-10, 30e9, 1e-10);
+  measurements.pairs.clear();
+  for (int a = 0; a < 4; ++a)
+    for (int b = a + 1; b < 4; ++b) {
+      const bool same_cpu = a % 2 == b % 2;
+      calibration::PairMeasurement pair{a, b, {}};
+      for (const Sample& sample : line(same_cpu ? 3e-6 : 1e-6, same_cpu ? 1e-10 : 2e-10, sweep))
+        pair.samples.push_back({static_cast<std::int64_t>(sample.x), 10, sample.t, sample.t});
+      measurements.pairs.push_back(pair);
+    }
+  return measurements;
+}
+
+TEST(CalibrationPerCpu, OneCpuPerRankOrNone) {
+  EXPECT_EQ(calibration::cpu_of_each_rank({"0", "1", "0", "1"}), (std::vector<int>{0, 1, 0, 1}));
+  EXPECT_EQ(calibration::cpu_of_each_rank({"12"}), (std::vector<int>{12}));
+  EXPECT_EQ(calibration::cpu_of_each_rank({"0", "0-1"}), std::nullopt);
+  EXPECT_EQ(calibration::cpu_of_each_rank({"0,1"}), std::nullopt);
+  EXPECT_EQ(calibration::cpu_of_each_rank({"0", ""}), std::nullopt);
+  EXPECT_EQ(calibration::cpu_of_each_rank({"-1"}), std::nullopt);
+}
+
+TEST(CalibrationPerCpu, PairsSplitByCpuAndFittedApart) {
+  const calibration::Measurements measurements = bound_measurements();
+  const auto classes = calibration::fit_cpu_classes(measurements, {0, 1, 0, 1}, {});
+  ASSERT_TRUE(classes);
+  EXPECT_EQ(classes->same_cpu_pairs, 2);
+  EXPECT_EQ(classes->cross_cpu_pairs, 4);
+  EXPECT_NEAR(classes->same_cpu.intercept, 3e-6, 1e-10);
+  EXPECT_NEAR(classes->same_cpu.slope, 1e-10, 1e-15);
+  EXPECT_NEAR(classes->cross_cpu.intercept, 1e-6, 1e-10);
+  EXPECT_NEAR(classes->cross_cpu.slope, 2e-10, 1e-15);
+  // One class alone: every rank on a CPU of its own, or all on one.
+  EXPECT_FALSE(calibration::fit_cpu_classes(measurements, {0, 1, 2, 3}, {}));
+  EXPECT_FALSE(calibration::fit_cpu_classes(measurements, {5, 5, 5, 5}, {}));
+  EXPECT_THROW(calibration::fit_cpu_classes(measurements, {0, 1}, {}), std::invalid_argument);
+}
+
+TEST(CalibrationPerCpu, SameCpuPairsRouteThroughTheirCpuWithTheirOwnBandwidth) {
+  const calibration::Measurements measurements = bound_measurements();
+  const std::vector<int> cpus = {0, 1, 0, 1};
+  const auto fit = calibration::fit_parameters(measurements, 2);
+  const auto classes = calibration::fit_cpu_classes(measurements, cpus, {});
+  ASSERT_TRUE(classes);
+  const Topology topology = calibration::per_cpu_topology(fit, *classes, cpus);
+  EXPECT_EQ(topology.num_endpoints(), 4);
+  EXPECT_EQ(topology.num_switches(), 3);  // the memory bus and two CPUs
+  // 4 processes on 2 cores: bandwidth x 1/2, latency x 2, gamma x 2, as host-shm scales them.
+  const double footprint = 4.0 * 67108864;
+  const double factor = topology.footprint_curves().link_bandwidth_factor.at(footprint);
+  EXPECT_NEAR(factor, 1.0, 1e-9);  // each class follows its own line exactly: no footprint effect
+  const Topology constant = topology.at_footprint(footprint);
+  Router router(constant);
+  const Route same = router.route(0, 2);
+  EXPECT_NEAR(same.bottleneck_bandwidth, factor * 0.5 / 1e-10, 1e3);
+  EXPECT_NEAR(same.latency, 2 * 0.99e-6, 1e-11);  // capped under the cross-CPU latency (step 4)
+  const Route cross = router.route(0, 1);
+  EXPECT_NEAR(cross.bottleneck_bandwidth, factor * 0.5 / 2e-10, 1e3);
+  EXPECT_NEAR(cross.latency, 2e-6, 1e-11);
+  EXPECT_NEAR(*topology.gamma_seconds_per_byte(), 2e-10, 1e-15);
+  // Every route's links: same-CPU pairs through their CPU's switch, the others through the bus.
+  for (int a = 0; a < 4; ++a)
+    for (int b = 0; b < 4; ++b) {
+      if (a == b) continue;
+      const Route route = router.route(a, b);
+      ASSERT_EQ(route.hops(), 2);
+      const NodeId middle = constant.directed_link(route.links[0]).to;
+      EXPECT_EQ(constant.node(middle).name, a % 2 == b % 2 ? fmt::format("cpu{}", a % 2) : "memory-bus") << a << b;
+    }
+  // Both classes follow one footprint factor: their ratio is kept at every footprint.
+  for (double other : {1e6, 1e7, 1e8}) {
+    const Topology scaled = topology.at_footprint(other);
+    Router at(scaled);
+    EXPECT_NEAR(at.route(0, 2).bottleneck_bandwidth / at.route(0, 1).bottleneck_bandwidth, 2.0, 1e-9) << other;
+  }
+  // The document reads back with its curves.
+  EXPECT_EQ(topology_from_json(to_json(topology)).footprint_curves(), topology.footprint_curves());
+}
+
 // A machine whose one-way bandwidth follows a known footprint curve: the fit finds the curve's
 // points again, and the memory bus and gamma curves from the streaming and reduce samples.
 TEST(CalibrationFootprint, RecoversAKnownSyntheticCurve) {
@@ -210,6 +294,14 @@ TEST(CalibrationFootprint, RecordReadsBackToTheSameFit) {
   bad = record;
   bad.erase("endpoints");
   EXPECT_NE(message(bad).find("missing field \"endpoints\""), std::string::npos);
+  // The placement is read when recorded, and a malformed one is named.
+  EXPECT_TRUE(back.rank_cpus.empty());
+  nlohmann::json placed = record;
+  placed["rank_cpus"] = {"0", "1", "0", "1"};
+  EXPECT_EQ(calibration::measurements_from_record(placed).rank_cpus, (std::vector<std::string>{"0", "1", "0", "1"}));
+  placed["rank_cpus"][2] = 0;
+  EXPECT_NE(message(placed).find("calibration record: rank_cpus[2]: is 0; expected a CPU list"), std::string::npos)
+      << message(placed);
 }
 
 // The reduce sizes reach past the last-level cache without a gap wider than 2x from 4 MiB on, so

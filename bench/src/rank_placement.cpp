@@ -21,6 +21,12 @@ struct Message {
 
 }  // namespace
 
+std::vector<std::string> cpu_lists(const std::vector<RankCpus>& ranks) {
+  std::vector<std::string> lists;
+  for (const RankCpus& cpus : ranks) lists.push_back(cpus.list);
+  return lists;
+}
+
 std::string cpu_list(std::vector<int> cpus) {
   std::sort(cpus.begin(), cpus.end());
   cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());

@@ -20,6 +20,9 @@ struct RankCpus {
 // The CPUs in compact form: runs of three or more as "a-b", ascending, comma-separated.
 std::string cpu_list(std::vector<int> cpus);
 
+// Each rank's list, in rank order (what reports record as rank_cpus).
+std::vector<std::string> cpu_lists(const std::vector<RankCpus>& ranks);
+
 // The calling thread's CPUs (sched_getaffinity); an empty list when the system does not say.
 RankCpus this_thread_cpus();
 

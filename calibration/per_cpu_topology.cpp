@@ -1,0 +1,132 @@
+#include "per_cpu_topology.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+namespace ringlab::calibration {
+
+namespace {
+
+// Step 4: same-CPU routes must see less latency through their CPU than through the bus.
+constexpr double same_cpu_latency_cap = 0.99;
+
+double process_share(int cores, int endpoints) {
+  return std::min(1.0, static_cast<double>(cores) / static_cast<double>(endpoints));
+}
+
+nlohmann::json class_record(const LinearFit& fit, int pairs) {
+  return {{"pairs", pairs},
+          {"alpha_seconds", fit.intercept},
+          {"beta_seconds_per_byte", fit.slope},
+          {"median_abs_relative_residual", fit.median_abs_residual},
+          {"max_abs_relative_residual", fit.max_abs_residual}};
+}
+
+// Step 5: for each size >= beta_min_bytes, median over the class's pairs of
+// bytes / (time - alpha) x beta, keyed by the ping-pong footprint.
+std::map<double, double> normalised_link_curve(const Measurements& measurements, const std::vector<bool>& in_class,
+                                               const LinearFit& fit, const FitOptions& options) {
+  std::map<std::int64_t, std::vector<double>> by_size;
+  for (std::size_t p = 0; p < measurements.pairs.size(); ++p) {
+    if (!in_class[p]) continue;
+    for (const PingPongSample& sample : measurements.pairs[p].samples) {
+      const double net = sample.one_way_median_seconds - fit.intercept;
+      if (sample.bytes >= options.beta_min_bytes && net > 0)
+        by_size[sample.bytes].push_back(static_cast<double>(sample.bytes) / net * fit.slope);
+    }
+  }
+  std::map<double, double> curve;
+  for (const auto& [bytes, factors] : by_size)
+    curve[ping_pong_footprint_bytes(static_cast<double>(bytes))] = median(factors);
+  return curve;
+}
+
+}  // namespace
+
+std::optional<std::vector<int>> cpu_of_each_rank(const std::vector<std::string>& cpu_lists) {
+  std::vector<int> cpus;
+  for (const std::string& list : cpu_lists) {
+    int cpu = -1;
+    const char* end = list.data() + list.size();
+    const auto [stop, error] = std::from_chars(list.data(), end, cpu);
+    if (list.empty() || error != std::errc() || stop != end || cpu < 0) return std::nullopt;
+    cpus.push_back(cpu);
+  }
+  return cpus;
+}
+
+std::optional<CpuClassFits> fit_cpu_classes(const Measurements& measurements, const std::vector<int>& cpu_of_rank,
+                                            const FitOptions& options) {
+  std::vector<Sample> same_cpu, cross_cpu;
+  std::vector<bool> is_same_cpu;
+  CpuClassFits classes;
+  for (const PairMeasurement& pair : measurements.pairs) {
+    const auto ranks = static_cast<int>(cpu_of_rank.size());
+    if (pair.first < 0 || pair.first >= ranks || pair.second < 0 || pair.second >= ranks)
+      throw std::invalid_argument(fmt::format("ping-pong pair ({}, {}) names a rank past the {} ranks placed",
+                                              pair.first, pair.second, ranks));
+    const bool same = cpu_of_rank[static_cast<std::size_t>(pair.first)] ==
+                      cpu_of_rank[static_cast<std::size_t>(pair.second)];
+    ++(same ? classes.same_cpu_pairs : classes.cross_cpu_pairs);
+    is_same_cpu.push_back(same);
+    for (const PingPongSample& sample : pair.samples)
+      (same ? same_cpu : cross_cpu).push_back({static_cast<double>(sample.bytes), sample.one_way_median_seconds});
+  }
+  if (classes.same_cpu_pairs == 0 || classes.cross_cpu_pairs == 0) return std::nullopt;
+  classes.same_cpu = fit_transfer(same_cpu, options);
+  classes.cross_cpu = fit_transfer(cross_cpu, options);
+  std::vector<bool> is_cross_cpu(is_same_cpu.size());
+  std::transform(is_same_cpu.begin(), is_same_cpu.end(), is_cross_cpu.begin(), [](bool same) { return !same; });
+  const std::map<double, double> same_curve = normalised_link_curve(measurements, is_same_cpu, classes.same_cpu, options);
+  const std::map<double, double> cross_curve = normalised_link_curve(measurements, is_cross_cpu, classes.cross_cpu, options);
+  std::vector<CurvePoint> factor;
+  for (const auto& [footprint, value] : same_curve)
+    if (cross_curve.contains(footprint)) factor.push_back({footprint, (value + cross_curve.at(footprint)) / 2});
+  classes.link_bandwidth_factor = FootprintCurve(std::move(factor));
+  return classes;
+}
+
+Topology per_cpu_topology(const FittedParameters& parameters, const CpuClassFits& classes,
+                          const std::vector<int>& cpu_of_rank) {
+  const int endpoints = static_cast<int>(cpu_of_rank.size());
+  const double share = process_share(parameters.cores, endpoints);
+  const LinkDirection cross{share / classes.cross_cpu.slope, classes.cross_cpu.intercept / 2 / share};
+  const double same_cpu_alpha = std::min(classes.same_cpu.intercept, same_cpu_latency_cap * classes.cross_cpu.intercept);
+  const LinkDirection same{share / classes.same_cpu.slope, same_cpu_alpha / 2 / share};
+
+  Topology topology(fmt::format("per-cpu:{},cores={} (calibrated)", endpoints, parameters.cores));
+  for (int rank = 0; rank < endpoints; ++rank) topology.add_endpoint(fmt::format("process{}", rank));
+  const NodeId bus = topology.add_switch("memory-bus", parameters.memory_bandwidth);
+  std::map<int, NodeId> cpu_switch;
+  for (int cpu : cpu_of_rank)
+    if (!cpu_switch.contains(cpu)) cpu_switch[cpu] = topology.add_switch(fmt::format("cpu{}", cpu));
+  for (int rank = 0; rank < endpoints; ++rank) {
+    topology.add_link(rank, bus, cross);
+    topology.add_link(rank, cpu_switch.at(cpu_of_rank[static_cast<std::size_t>(rank)]), same);
+  }
+  topology.set_gamma_seconds_per_byte(parameters.gamma_seconds_per_byte / share);
+
+  std::vector<CurvePoint> gamma = parameters.curves.gamma_seconds_per_byte.points();
+  for (CurvePoint& point : gamma) point.value /= share;
+  FootprintCurves curves;
+  curves.switch_capacity = parameters.curves.switch_capacity;
+  curves.gamma_seconds_per_byte = FootprintCurve(std::move(gamma));
+  curves.link_bandwidth_factor = classes.link_bandwidth_factor;
+  topology.set_footprint_curves(std::move(curves));
+  topology.validate();
+  return topology;
+}
+
+nlohmann::json cpu_classes_record(const CpuClassFits& classes) {
+  return {{"what", "ping-pong pairs split by whether both ranks are bound to one CPU; each class pooled and fitted "
+                   "like the pooled fit"},
+          {"same_cpu", class_record(classes.same_cpu, classes.same_cpu_pairs)},
+          {"cross_cpu", class_record(classes.cross_cpu, classes.cross_cpu_pairs)}};
+}
+
+}  // namespace ringlab::calibration
