@@ -54,6 +54,10 @@ void topology_seeds(const fs::path& folder) {
   write_text(folder / "curves.json", document.dump());
   document["links"][0]["bandwidth"] = 0;
   write_text(folder / "near-zero-bandwidth.json", document.dump());
+  document = ringlab::to_json(ringlab::make_preset_topology("pcie-tree,switches=2,gpus_per_switch=2"));
+  document["footprint_curves"] = {{"link_bandwidth_factor",
+                                   {{{"footprint_bytes", 1e6}, {"value", 1.2}}, {{"footprint_bytes", 1e9}, {"value", 0.8}}}}};
+  write_text(folder / "factor-curve.json", document.dump());
   document = ringlab::to_json(ringlab::make_preset_topology("ring:3"));
   document["links"][1]["b"] = 7;
   write_text(folder / "near-missing-node.json", document.dump());
