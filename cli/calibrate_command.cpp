@@ -218,6 +218,13 @@ int run_calibrate(Communicator& comm, const CalibrateArguments& arguments, const
         "calibration needs at least 2 ranks to measure transfers, got {}; run 'mpiexec -n 2 ringlab calibrate ...' or "
         "'ringlab calibrate --backend threads --ranks 2 ...'",
         comm.size()));
+  // Refused before measuring: each rank knows whether it is bound (the rest is known on rank 0
+  // only after the measurement, where choose_model says it).
+  if (const bench::RankCpus own = bench::this_thread_cpus(); arguments.model == "per-cpu" && own.count != 1)
+    throw std::invalid_argument(fmt::format(
+        "--model per-cpu needs every rank bound to one CPU, but rank {} may run on CPUs {}; run under 'mpiexec "
+        "-bind-to core' (the threads backend does not bind)",
+        comm.rank(), own.list));
   const bench::MachineInfo machine =
       bench::describe_machine(backend == "mpi" ? std::optional(mpi_library_name()) : std::nullopt);
   const std::vector<bench::RankCpus> rank_cpus =
