@@ -112,6 +112,14 @@ MeasuredReport read_measured_report(const std::string& path) {
     report.segment_bytes = integer_member(config, "segment_bytes", path, "config");
     if (report.segment_bytes < 0) fail(path, "config.segment_bytes must not be negative");
   }
+  if (config.contains("rank_cpus")) {
+    const nlohmann::json& lists = config.at("rank_cpus");
+    if (!lists.is_array()) fail(path, "config.rank_cpus: expected an array of CPU lists");
+    for (std::size_t r = 0; r < lists.size(); ++r) {
+      if (!lists[r].is_string()) fail(path, fmt::format("config.rank_cpus[{}]: expected a CPU list like \"0-3\"", r));
+      report.rank_cpus.push_back(lists[r].get<std::string>());
+    }
+  }
   const nlohmann::json& results = member(document, "results", path, "(top level)");
   if (!results.is_array()) fail(path, "results: expected an array of rows");
   for (std::size_t i = 0; i < results.size(); ++i) report.rows.push_back(row_from_json(results[i], path, i));

@@ -37,6 +37,7 @@ struct MeasuredReport {
   int nranks = 0;
   DataType type = DataType::float32;
   std::int64_t segment_bytes = std::int64_t{1} << 20;  // config.segment_bytes (the bench's default when absent)
+  std::vector<std::string> rank_cpus;  // config.rank_cpus: each rank's CPUs (empty when not recorded)
   std::vector<MeasuredRow> rows;
 };
 

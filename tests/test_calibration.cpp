@@ -394,6 +394,14 @@ TEST(CompareReports, ReadsTheSampleReportAndRefusesOthers) {
   nlohmann::json document = nlohmann::json::parse(sample);
   document["results"][1]["placement"] = "sideways";
   refused(write_temporary("placement.json", document.dump()), "results[1].placement: expected \"out-of-place\" or \"in-place\"");
+  // Each rank's CPUs, when the report records them (config.rank_cpus, optional).
+  document = nlohmann::json::parse(std::ifstream(RINGLAB_SOURCE_DIR "/plotting/tests/sample-report-n2.json"));
+  EXPECT_TRUE(report.rank_cpus.empty());
+  document["config"]["rank_cpus"] = {"0", "1"};
+  EXPECT_EQ(simulator::read_measured_report(write_temporary("cpus.json", document.dump())).rank_cpus,
+            (std::vector<std::string>{"0", "1"}));
+  document["config"]["rank_cpus"][1] = 1;
+  refused(write_temporary("bad-cpus.json", document.dump()), "config.rank_cpus[1]: expected a CPU list");
 }
 
 TEST(CompareReports, ErrorsAndTheirStatistics) {
