@@ -30,10 +30,6 @@ nlohmann::json fit_to_json(const LinearFit& fit, const char* intercept_name, con
           {"max_abs_relative_residual", fit.max_abs_residual}};
 }
 
-double process_share(const FittedParameters& parameters, int endpoints) {
-  return std::min(1.0, static_cast<double>(parameters.cores) / static_cast<double>(endpoints));
-}
-
 // The points (footprint(bytes), value(samples of that size)) in increasing size, one per size.
 template <class Value>
 FootprintCurve curve_by_size(const std::map<std::int64_t, std::vector<double>>& samples_by_size,
@@ -46,16 +42,20 @@ FootprintCurve curve_by_size(const std::map<std::int64_t, std::vector<double>>& 
   return FootprintCurve(std::move(points));
 }
 
+// Steps 1b and 1c repeated: each round removes most of the bias the previous alpha left in beta.
+constexpr int fixed_point_rounds = 4;
+
+}  // namespace
+
+double process_share(const FittedParameters& parameters, int endpoints) {
+  return std::min(1.0, static_cast<double>(parameters.cores) / static_cast<double>(endpoints));
+}
+
 FootprintCurve scaled(const FootprintCurve& curve, double factor) {
   std::vector<CurvePoint> points = curve.points();
   for (CurvePoint& point : points) point.value *= factor;
   return FootprintCurve(std::move(points));
 }
-
-// Steps 1b and 1c repeated: each round removes most of the bias the previous alpha left in beta.
-constexpr int fixed_point_rounds = 4;
-
-}  // namespace
 
 LinearFit fit_transfer(std::span<const Sample> samples, const FitOptions& options) {
   if (samples.size() < 2) throw std::invalid_argument("fitting alpha and beta needs at least two sizes");

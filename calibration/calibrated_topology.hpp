@@ -80,6 +80,13 @@ LinearFit fit_transfer(std::span<const Sample> samples, const FitOptions& option
 // has no point (no ping-pong size >= beta_min_bytes slower than alpha, no streaming or reduce sample).
 FootprintCurves fit_footprint_curves(const Measurements& measurements, double alpha_seconds, const FitOptions& options);
 
+// The share of a core each of E processes gets on the calibrated machine's C cores: min(1, C/E)
+// (step 4's scaling rule, also the per-CPU topology's).
+double process_share(const FittedParameters& parameters, int endpoints);
+
+// The curve with every value multiplied by `factor`.
+FootprintCurve scaled(const FootprintCurve& curve, double factor);
+
 // "host-shm:E,cores=C,bw=...,lat=...,mem_bw=..." for E endpoints.
 std::string host_shm_preset(const FittedParameters& parameters, int endpoints);
 

@@ -15,10 +15,6 @@ namespace {
 // Step 4: same-CPU routes must see less latency through their CPU than through the bus.
 constexpr double same_cpu_latency_cap = 0.99;
 
-double process_share(int cores, int endpoints) {
-  return std::min(1.0, static_cast<double>(cores) / static_cast<double>(endpoints));
-}
-
 nlohmann::json class_record(const LinearFit& fit, int pairs) {
   return {{"pairs", pairs},
           {"alpha_seconds", fit.intercept},
@@ -27,13 +23,14 @@ nlohmann::json class_record(const LinearFit& fit, int pairs) {
           {"max_abs_relative_residual", fit.max_abs_residual}};
 }
 
-// Step 5: for each size >= beta_min_bytes, median over the class's pairs of
-// bytes / (time - alpha) x beta, keyed by the ping-pong footprint.
-std::map<double, double> normalised_link_curve(const Measurements& measurements, const std::vector<bool>& in_class,
-                                               const LinearFit& fit, const FitOptions& options) {
+// Step 5: for each size >= beta_min_bytes, median over the class's pairs (those whose
+// is_same_cpu entry equals same_cpu) of bytes / (time - alpha) x beta, keyed by the ping-pong
+// footprint.
+std::map<double, double> normalised_link_curve(const Measurements& measurements, const std::vector<bool>& is_same_cpu,
+                                               bool same_cpu, const LinearFit& fit, const FitOptions& options) {
   std::map<std::int64_t, std::vector<double>> by_size;
   for (std::size_t p = 0; p < measurements.pairs.size(); ++p) {
-    if (!in_class[p]) continue;
+    if (is_same_cpu[p] != same_cpu) continue;
     for (const PingPongSample& sample : measurements.pairs[p].samples) {
       const double net = sample.one_way_median_seconds - fit.intercept;
       if (sample.bytes >= options.beta_min_bytes && net > 0)
@@ -80,10 +77,10 @@ std::optional<CpuClassFits> fit_cpu_classes(const Measurements& measurements, co
   if (classes.same_cpu_pairs == 0 || classes.cross_cpu_pairs == 0) return std::nullopt;
   classes.same_cpu = fit_transfer(same_cpu, options);
   classes.cross_cpu = fit_transfer(cross_cpu, options);
-  std::vector<bool> is_cross_cpu(is_same_cpu.size());
-  std::transform(is_same_cpu.begin(), is_same_cpu.end(), is_cross_cpu.begin(), [](bool same) { return !same; });
-  const std::map<double, double> same_curve = normalised_link_curve(measurements, is_same_cpu, classes.same_cpu, options);
-  const std::map<double, double> cross_curve = normalised_link_curve(measurements, is_cross_cpu, classes.cross_cpu, options);
+  const std::map<double, double> same_curve =
+      normalised_link_curve(measurements, is_same_cpu, true, classes.same_cpu, options);
+  const std::map<double, double> cross_curve =
+      normalised_link_curve(measurements, is_same_cpu, false, classes.cross_cpu, options);
   std::vector<CurvePoint> factor;
   for (const auto& [footprint, value] : same_curve)
     if (cross_curve.contains(footprint)) factor.push_back({footprint, (value + cross_curve.at(footprint)) / 2});
@@ -94,7 +91,7 @@ std::optional<CpuClassFits> fit_cpu_classes(const Measurements& measurements, co
 Topology per_cpu_topology(const FittedParameters& parameters, const CpuClassFits& classes,
                           const std::vector<int>& cpu_of_rank) {
   const int endpoints = static_cast<int>(cpu_of_rank.size());
-  const double share = process_share(parameters.cores, endpoints);
+  const double share = process_share(parameters, endpoints);
   const LinkDirection cross{share / classes.cross_cpu.slope, classes.cross_cpu.intercept / 2 / share};
   const double same_cpu_alpha = std::min(classes.same_cpu.intercept, same_cpu_latency_cap * classes.cross_cpu.intercept);
   const LinkDirection same{share / classes.same_cpu.slope, same_cpu_alpha / 2 / share};
@@ -111,11 +108,9 @@ Topology per_cpu_topology(const FittedParameters& parameters, const CpuClassFits
   }
   topology.set_gamma_seconds_per_byte(parameters.gamma_seconds_per_byte / share);
 
-  std::vector<CurvePoint> gamma = parameters.curves.gamma_seconds_per_byte.points();
-  for (CurvePoint& point : gamma) point.value /= share;
   FootprintCurves curves;
   curves.switch_capacity = parameters.curves.switch_capacity;
-  curves.gamma_seconds_per_byte = FootprintCurve(std::move(gamma));
+  curves.gamma_seconds_per_byte = scaled(parameters.curves.gamma_seconds_per_byte, 1 / share);
   curves.link_bandwidth_factor = classes.link_bandwidth_factor;
   topology.set_footprint_curves(std::move(curves));
   topology.validate();
