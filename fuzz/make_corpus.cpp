@@ -58,6 +58,9 @@ void topology_seeds(const fs::path& folder) {
   document["footprint_curves"] = {{"link_bandwidth_factor",
                                    {{{"footprint_bytes", 1e6}, {"value", 1.2}}, {{"footprint_bytes", 1e9}, {"value", 0.8}}}}};
   write_text(folder / "factor-curve.json", document.dump());
+  document = ringlab::to_json(ringlab::make_preset_topology("host-shm:4,cores=2"));
+  document["cpu_sharing"] = {{"cpu_of_rank", {0, 1, 0, 1}}, {"written_share", 0.5}, {"waiting_rank_cost", 0.3}};
+  write_text(folder / "cpu-sharing.json", document.dump());
   document = ringlab::to_json(ringlab::make_preset_topology("ring:3"));
   document["links"][1]["b"] = 7;
   write_text(folder / "near-missing-node.json", document.dump());

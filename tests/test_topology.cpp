@@ -480,6 +480,16 @@ TEST(TopologyFootprintCurve, AtFootprintReplacesBandwidthCapacityAndGamma) {
   EXPECT_EQ(bandwidths, (std::set<double>{5e9, 10e9}));
 }
 
+// What topology_from_json says about a document: its error, or "accepted".
+std::string reader_error(const nlohmann::json& document) {
+  try {
+    topology_from_json(document);
+  } catch (const std::invalid_argument& error) {
+    return std::string(error.what());
+  }
+  return std::string("accepted");
+}
+
 TEST(TopologyFootprintCurve, JsonRoundTripAndBadCurvesNamed) {
   Topology topology = make_preset_topology("host-shm:2,bw=10e9,lat=1e-7,mem_bw=20e9");
   const FootprintCurves curves{FootprintCurve({{4096, 40e9}, {1 << 30, 15e9}}),
@@ -492,30 +502,22 @@ TEST(TopologyFootprintCurve, JsonRoundTripAndBadCurvesNamed) {
   EXPECT_EQ(topology_from_json(nlohmann::json::parse(laid_out.str())).footprint_curves(), curves);
   EXPECT_FALSE(to_json(make_preset_topology("host-shm:2")).contains("footprint_curves"));  // optional
 
-  auto message = [](const nlohmann::json& bad) {
-    try {
-      topology_from_json(bad);
-    } catch (const std::invalid_argument& error) {
-      return std::string(error.what());
-    }
-    return std::string("accepted");
-  };
   nlohmann::json bad = document;
   bad["footprint_curves"]["link_bandwidth"][1]["footprint_bytes"] = 100;
-  EXPECT_NE(message(bad).find("footprint_curves.link_bandwidth: points[1].footprint_bytes"), std::string::npos)
-      << message(bad);
+  EXPECT_NE(reader_error(bad).find("footprint_curves.link_bandwidth: points[1].footprint_bytes"), std::string::npos)
+      << reader_error(bad);
   bad = document;
   bad["footprint_curves"]["switch_capacity"][0]["value"] = 0;
-  EXPECT_NE(message(bad).find("footprint_curves.switch_capacity: points[0].value"), std::string::npos) << message(bad);
+  EXPECT_NE(reader_error(bad).find("footprint_curves.switch_capacity: points[0].value"), std::string::npos) << reader_error(bad);
   bad = document;
   bad["footprint_curves"]["gamma_seconds_per_byte"][0]["value"] = "fast";
-  EXPECT_NE(message(bad).find("footprint_curves.gamma_seconds_per_byte[0].value: expected a number"), std::string::npos);
+  EXPECT_NE(reader_error(bad).find("footprint_curves.gamma_seconds_per_byte[0].value: expected a number"), std::string::npos);
   bad = document;
   bad["footprint_curves"]["latency"] = nlohmann::json::array();
-  EXPECT_NE(message(bad).find("unknown field \"latency\""), std::string::npos);
+  EXPECT_NE(reader_error(bad).find("unknown field \"latency\""), std::string::npos);
   bad = document;
   bad["footprint_curves"]["link_bandwidth"] = nlohmann::json::array();
-  EXPECT_NE(message(bad).find("footprint_curves.link_bandwidth: expected a non-empty array"), std::string::npos);
+  EXPECT_NE(reader_error(bad).find("footprint_curves.link_bandwidth: expected a non-empty array"), std::string::npos);
   // The file name leads the message of a file.
   const auto path = std::filesystem::temp_directory_path() / "ringlab-bad-curve.json";
   bad = document;
@@ -551,6 +553,50 @@ TEST(TopologyFootprintCurve, FactorCurveRoundTripsAndIsNotTakenWithALinkCurve) {
               std::string::npos)
         << error.what();
   }
+}
+
+TEST(TopologyCpuSharing, RoundTripsIsShownAndRefusesBadValuesNamingThem) {
+  Topology topology = make_preset_topology("host-shm:4,cores=2");
+  topology.set_cpu_sharing({{0, 1, 0, 1}, 0.5, 0.3});
+  nlohmann::json document = to_json(topology);
+  EXPECT_EQ(topology_from_json(document).cpu_sharing(), topology.cpu_sharing());
+  std::ostringstream laid_out;
+  write_topology_json(laid_out, topology);
+  EXPECT_EQ(topology_from_json(nlohmann::json::parse(laid_out.str())).cpu_sharing(), topology.cpu_sharing());
+  std::ostringstream summary;
+  print_topology_summary(summary, topology, RouteListing::examples);
+  EXPECT_NE(summary.str().find("CPU sharing (CPU 0: 0 2; CPU 1: 1 3): links and gamma written for 0.5 of a core"),
+            std::string::npos)
+      << summary.str();
+  EXPECT_FALSE(make_preset_topology("host-shm:4,cores=2").cpu_sharing());
+
+  auto refused = [](Topology target, CpuSharing sharing, const std::string& expected) {
+    try {
+      target.set_cpu_sharing(std::move(sharing));
+      ADD_FAILURE() << "accepted; expected " << expected;
+    } catch (const std::invalid_argument& error) {
+      EXPECT_NE(std::string(error.what()).find(expected), std::string::npos) << error.what();
+    }
+  };
+  const Topology four = make_preset_topology("host-shm:4,cores=2");
+  refused(four, {{0, 1, 0}, 0.5, 0.3}, "cpu_of_rank has 3 entries; expected one CPU per endpoint (4)");
+  refused(four, {{0, 1, -1, 1}, 0.5, 0.3}, "cpu_of_rank[2] is -1");
+  refused(four, {{0, 1, 0, 1}, 0, 0.3}, "written_share is 0");
+  refused(four, {{0, 1, 0, 1}, 0.5, 1.5}, "waiting_rank_cost is 1.5");
+
+  nlohmann::json bad = document;
+  bad["cpu_sharing"]["waiting_rank_cost"] = -0.5;
+  EXPECT_NE(reader_error(bad).find("topology JSON: cpu_sharing.waiting_rank_cost is -0.5"), std::string::npos) << reader_error(bad);
+  bad = document;
+  bad["cpu_sharing"]["cpu_of_rank"][1] = "one";
+  EXPECT_NE(reader_error(bad).find("topology JSON: cpu_sharing.cpu_of_rank[1]: is \"one\""), std::string::npos) << reader_error(bad);
+  bad = document;
+  bad["cpu_sharing"].erase("written_share");
+  EXPECT_NE(reader_error(bad).find("topology JSON: cpu_sharing: missing field \"written_share\""), std::string::npos)
+      << reader_error(bad);
+  bad = document;
+  bad["cpu_sharing"]["cores"] = 2;
+  EXPECT_NE(reader_error(bad).find("cpu_sharing: unknown field \"cores\""), std::string::npos) << reader_error(bad);
 }
 
 }  // namespace

@@ -155,6 +155,25 @@ void Topology::set_footprint_curves(FootprintCurves curves) {
   footprint_curves_ = std::move(curves);
 }
 
+void Topology::set_cpu_sharing(CpuSharing sharing) {
+  if (std::ssize(sharing.cpu_of_rank) != num_endpoints())
+    throw std::invalid_argument(fmt::format("cpu_sharing.cpu_of_rank has {} entries; expected one CPU per endpoint ({})",
+                                            sharing.cpu_of_rank.size(), num_endpoints()));
+  for (std::size_t rank = 0; rank < sharing.cpu_of_rank.size(); ++rank)
+    if (sharing.cpu_of_rank[rank] < 0)
+      throw std::invalid_argument(fmt::format("cpu_sharing.cpu_of_rank[{}] is {}; expected a CPU number >= 0", rank,
+                                              sharing.cpu_of_rank[rank]));
+  if (!(sharing.written_share > 0 && sharing.written_share <= 1))
+    throw std::invalid_argument(fmt::format(
+        "cpu_sharing.written_share is {}; expected the share of a core the links were written for, in (0, 1]",
+        sharing.written_share));
+  if (!(sharing.waiting_rank_cost >= 0 && sharing.waiting_rank_cost <= 1))
+    throw std::invalid_argument(fmt::format(
+        "cpu_sharing.waiting_rank_cost is {}; expected what a waiting rank costs its CPU, in [0, 1]",
+        sharing.waiting_rank_cost));
+  cpu_sharing_ = std::move(sharing);
+}
+
 Topology Topology::at_footprint(double footprint_bytes) const {
   Topology copy = *this;
   copy.footprint_curves_ = {};
@@ -222,6 +241,9 @@ LinkId Topology::add_link(NodeId a, NodeId b, LinkDirection a_to_b, LinkDirectio
 
 void Topology::validate() const {
   if (num_endpoints() == 0) throw std::invalid_argument("the topology has no endpoint (rank)");
+  if (cpu_sharing_ && std::ssize(cpu_sharing_->cpu_of_rank) != num_endpoints())
+    throw std::invalid_argument(fmt::format("cpu_sharing.cpu_of_rank has {} entries; expected one CPU per endpoint ({})",
+                                            cpu_sharing_->cpu_of_rank.size(), num_endpoints()));
   check_no_parallel_links(*this);
   NodeSets components(num_nodes());
   for (DirectedLinkId id = 0; id < num_directed_links(); id += 2)

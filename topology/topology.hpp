@@ -38,6 +38,21 @@ struct Node {
   double capacity = unlimited_capacity;
 };
 
+// Ranks that share CPUs (processes bound to cores, more ranks than cores): rank r runs on CPU
+// cpu_of_rank[r]. The bandwidth of every link at a rank's endpoint, and gamma, are written for
+// `written_share` of a core, the share a rank gets while every rank of its CPU is busy. The
+// flow-level model instead gives a rank whose CPU has b busy ranks (a transfer in progress) and w
+// waiting ones 1 / (b + waiting_rank_cost x w) of the core: a waiting rank yields its CPU but its
+// polling still costs waiting_rank_cost of a busy rank (measured by ringlab calibrate; 1 keeps the
+// written share always, 0 gives the busy ranks the whole core). The closed form keeps the
+// written share.
+struct CpuSharing {
+  std::vector<int> cpu_of_rank;
+  double written_share = 1;       // (0, 1]
+  double waiting_rank_cost = 1;   // [0, 1]
+  friend bool operator==(const CpuSharing&, const CpuSharing&) = default;
+};
+
 struct DirectedLink {
   NodeId from = 0;
   NodeId to = 0;
@@ -71,6 +86,9 @@ class Topology {
   // the limited switches do not all have one capacity (or there is none), or both link curves
   // are given. Call after the links.
   void set_footprint_curves(FootprintCurves curves);
+  // Throws std::invalid_argument naming the field when cpu_of_rank does not have one CPU (>= 0)
+  // per endpoint, or a share or cost is out of range. Call after the endpoints.
+  void set_cpu_sharing(CpuSharing sharing);
   // This topology as it is for a job touching `footprint_bytes`: every link's bandwidth, every
   // limited switch's capacity and gamma replaced by their curves' values there (those without a
   // curve kept; link_bandwidth_factor multiplies each link's own bandwidth), and no curves.
@@ -81,6 +99,7 @@ class Topology {
   bool endpoints_forward() const { return endpoints_forward_; }
   std::optional<double> gamma_seconds_per_byte() const { return gamma_seconds_per_byte_; }
   const FootprintCurves& footprint_curves() const { return footprint_curves_; }
+  const std::optional<CpuSharing>& cpu_sharing() const { return cpu_sharing_; }
   int num_nodes() const { return static_cast<int>(nodes_.size()); }
   int num_endpoints() const { return static_cast<int>(endpoints_.size()); }
   int num_switches() const { return num_nodes() - num_endpoints(); }
@@ -105,6 +124,7 @@ class Topology {
   bool endpoints_forward_ = false;
   std::optional<double> gamma_seconds_per_byte_;
   FootprintCurves footprint_curves_;
+  std::optional<CpuSharing> cpu_sharing_;
   std::vector<Node> nodes_;
   std::vector<NodeId> endpoints_;
   std::vector<int> ranks_;

@@ -171,6 +171,25 @@ nlohmann::json curves_to_json(const FootprintCurves& curves) {
   return document;
 }
 
+// The cpu_sharing object's shape; Topology::set_cpu_sharing checks the values against the endpoints.
+CpuSharing cpu_sharing_from_json(const nlohmann::json& value) {
+  require_object(value, "cpu_sharing", {"cpu_of_rank", "written_share", "waiting_rank_cost"});
+  CpuSharing sharing;
+  const nlohmann::json& cpus = field(value, "cpu_of_rank", "cpu_sharing");
+  if (!cpus.is_array()) fail("cpu_sharing.cpu_of_rank", "expected an array with the CPU of each rank, e.g. [0, 1, 0, 1]");
+  for (std::size_t rank = 0; rank < cpus.size(); ++rank) {
+    if (!cpus[rank].is_number_integer() || cpus[rank].get<std::int64_t>() < 0 || cpus[rank].get<std::int64_t>() > max_topology_nodes)
+      fail(fmt::format("cpu_sharing.cpu_of_rank[{}]", rank), fmt::format("is {}; expected a CPU number >= 0", cpus[rank].dump()));
+    sharing.cpu_of_rank.push_back(cpus[rank].get<int>());
+  }
+  for (const char* key : {"written_share", "waiting_rank_cost"}) {
+    const nlohmann::json& number = field(value, key, "cpu_sharing");
+    if (!number.is_number()) fail(fmt::format("cpu_sharing.{}", key), fmt::format("is {}; expected a number", number.dump()));
+    (std::string_view(key) == "written_share" ? sharing.written_share : sharing.waiting_rank_cost) = number.get<double>();
+  }
+  return sharing;
+}
+
 }  // namespace
 
 nlohmann::json to_json(const Topology& topology) {
@@ -202,6 +221,10 @@ nlohmann::json to_json(const Topology& topology) {
                               {"links", std::move(links)}};
   if (topology.gamma_seconds_per_byte()) document["gamma_seconds_per_byte"] = *topology.gamma_seconds_per_byte();
   if (!topology.footprint_curves().empty()) document["footprint_curves"] = curves_to_json(topology.footprint_curves());
+  if (const std::optional<CpuSharing>& sharing = topology.cpu_sharing())
+    document["cpu_sharing"] = {{"cpu_of_rank", sharing->cpu_of_rank},
+                               {"written_share", sharing->written_share},
+                               {"waiting_rank_cost", sharing->waiting_rank_cost}};
   return document;
 }
 
@@ -222,6 +245,7 @@ void write_topology_json(std::ostream& out, const Topology& topology) {
     }
     out << "\n },\n";
   }
+  if (document.contains("cpu_sharing")) out << " \"cpu_sharing\": " << document.at("cpu_sharing").dump() << ",\n";
   for (const char* list : {"nodes", "links"}) {
     out << " \"" << list << "\": [";
     const nlohmann::json& entries = document.at(list);
@@ -233,8 +257,8 @@ void write_topology_json(std::ostream& out, const Topology& topology) {
 
 Topology topology_from_json(const nlohmann::json& document) {
   require_object(document, "(top level)",
-                 {"schema", "name", "endpoints_forward", "gamma_seconds_per_byte", "footprint_curves", "nodes", "links",
-                  "calibration"});
+                 {"schema", "name", "endpoints_forward", "gamma_seconds_per_byte", "footprint_curves", "cpu_sharing",
+                  "nodes", "links", "calibration"});
   const nlohmann::json& schema = field(document, "schema", "(top level)");
   if (schema != topology_schema)
     fail("schema", fmt::format("is {}; this build reads \"{}\"", schema.dump(), topology_schema));
@@ -278,6 +302,14 @@ Topology topology_from_json(const nlohmann::json& document) {
       topology.set_footprint_curves(std::move(curves));
     } catch (const std::invalid_argument& error) {
       fail("footprint_curves", error.what());
+    }
+  }
+  if (document.contains("cpu_sharing")) {
+    try {
+      topology.set_cpu_sharing(cpu_sharing_from_json(document.at("cpu_sharing")));
+    } catch (const std::invalid_argument& error) {
+      if (std::string_view(error.what()).starts_with("topology JSON")) throw;
+      throw std::invalid_argument(fmt::format("topology JSON: {}", error.what()));
     }
   }
   try {

@@ -67,6 +67,17 @@ void print_topology_summary(std::ostream& out, const Topology& topology, RouteLi
       fmt::print(out, "switch {} carries at most {} in all\n", topology.node(id).name,
                  bandwidth_text(topology.node(id).capacity));
   print_footprint_curves(out, topology.footprint_curves());
+  if (const std::optional<CpuSharing>& sharing = topology.cpu_sharing()) {
+    std::map<int, std::vector<int>> ranks_of_cpu;
+    for (std::size_t rank = 0; rank < sharing->cpu_of_rank.size(); ++rank)
+      ranks_of_cpu[sharing->cpu_of_rank[rank]].push_back(static_cast<int>(rank));
+    std::vector<std::string> groups;
+    for (const auto& [cpu, ranks] : ranks_of_cpu) groups.push_back(fmt::format("CPU {}: {}", cpu, fmt::join(ranks, " ")));
+    fmt::print(out,
+               "CPU sharing ({}): links and gamma written for {:.3g} of a core; flow-level: a busy rank gets 1 / (busy + "
+               "{:.3g} x waiting ranks of its CPU)\n",
+               fmt::join(groups, "; "), sharing->written_share, sharing->waiting_rank_cost);
+  }
 
   Router router(topology);
   int farthest = 0;
