@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <queue>
@@ -18,7 +19,7 @@ namespace ringlab::simulator {
 
 namespace {
 
-enum class EventKind : std::uint8_t { piece_sent, piece_arrived, step_done };
+enum class EventKind : std::uint8_t { piece_sent, piece_arrived, step_done, reduction_done };
 
 struct Event {
   double time = 0;
@@ -126,7 +127,75 @@ class Simulation {
         resource_local_(static_cast<std::size_t>(routes.num_resources()), -1),
         busy_since_(static_cast<std::size_t>(routes.num_resources()), 0.0),
         busy_(static_cast<std::size_t>(routes.num_resources()), 0.0),
-        loads_(static_cast<std::size_t>(routes.num_resources())) {}
+        loads_(static_cast<std::size_t>(routes.num_resources())) {
+    set_up_cpu_sharing();
+  }
+
+  // Ranks that share CPUs (Topology::cpu_sharing): which resources are links at a rank's endpoint.
+  void set_up_cpu_sharing() {
+    const std::optional<CpuSharing>& sharing = routes_.topology().cpu_sharing();
+    if (!sharing) return;
+    const Topology& topology = routes_.topology();
+    sharing_ = &*sharing;
+    const int cpus = *std::max_element(sharing->cpu_of_rank.begin(), sharing->cpu_of_rank.end()) + 1;
+    busy_on_cpu_.assign(static_cast<std::size_t>(cpus), 0);
+    ranks_on_cpu_.assign(static_cast<std::size_t>(cpus), 0);
+    for (std::size_t rank = 0; rank < ranks_.size(); ++rank)  // the ranks the schedule runs
+      ++ranks_on_cpu_[static_cast<std::size_t>(sharing->cpu_of_rank[rank])];
+    flows_of_rank_.assign(ranks_.size(), 0);
+    rank_busy_.assign(ranks_.size(), 0);
+    ranks_of_resource_.assign(static_cast<std::size_t>(topology.num_directed_links()), {-1, -1});
+    links_of_cpu_.assign(static_cast<std::size_t>(cpus), {});
+    for (DirectedLinkId id = 0; id < topology.num_directed_links(); ++id) {
+      const DirectedLink& link = topology.directed_link(id);
+      std::array<int, 2>& ranks = ranks_of_resource_[static_cast<std::size_t>(id)];
+      ranks = {topology.rank_of(link.from), topology.rank_of(link.to)};
+      for (int rank : ranks)
+        if (rank >= 0 && rank < schedule_.nranks)
+          links_of_cpu_[static_cast<std::size_t>(sharing->cpu_of_rank[static_cast<std::size_t>(rank)])].push_back(id);
+    }
+  }
+
+  // What a rank's written bandwidth is multiplied by (and its gamma divided by) now: the share
+  // of a core it gets with the busy and waiting ranks of its CPU, over the written share.
+  double core_factor(int rank) const {
+    const auto cpu = static_cast<std::size_t>(sharing_->cpu_of_rank[static_cast<std::size_t>(rank)]);
+    const int busy = std::max(1, busy_on_cpu_[cpu]);
+    const double share = 1 / (busy + sharing_->waiting_rank_cost * (ranks_on_cpu_[cpu] - busy));
+    return share / sharing_->written_share;
+  }
+
+  double capacity(std::int32_t resource) const {
+    const double written = routes_.capacity(resource);
+    if (sharing_ == nullptr || routes_.is_switch(resource)) return written;
+    double factor = std::numeric_limits<double>::infinity();
+    for (int rank : ranks_of_resource_[static_cast<std::size_t>(resource)])
+      if (rank >= 0 && rank < schedule_.nranks) factor = std::min(factor, core_factor(rank));
+    return std::isfinite(factor) ? written * factor : written;
+  }
+
+  // A rank is busy while it has a flow or a reduction to finish (or `starts_reducing`); when it
+  // becomes busy or waits again, the links of every rank on its CPU change capacity.
+  void update_busy(int rank, double now, bool starts_reducing = false) {
+    if (sharing_ == nullptr) return;
+    const bool busy = starts_reducing || flows_of_rank_[static_cast<std::size_t>(rank)] > 0 ||
+                      ranks_[static_cast<std::size_t>(rank)].cpu_free > now;
+    auto& was_busy = rank_busy_[static_cast<std::size_t>(rank)];
+    if (busy == static_cast<bool>(was_busy)) return;
+    was_busy = busy;
+    const auto cpu = static_cast<std::size_t>(sharing_->cpu_of_rank[static_cast<std::size_t>(rank)]);
+    busy_on_cpu_[cpu] += busy ? 1 : -1;
+    for (DirectedLinkId link : links_of_cpu_[cpu])
+      if (!resource_flows_[static_cast<std::size_t>(link)].empty()) dirty_.push_back(link);
+  }
+
+  void count_flow(int rank, int delta, double now) {
+    if (sharing_ == nullptr) return;
+    flows_of_rank_[static_cast<std::size_t>(rank)] += delta;
+    update_busy(rank, now);
+  }
+
+  double gamma_of(int rank) const { return sharing_ == nullptr ? gamma_ : gamma_ / core_factor(rank); }
 
   FlowPrediction run() {
     FlowPrediction result;
@@ -265,6 +334,8 @@ class Simulation {
     flow.bytes = static_cast<double>(flow.pieces.elements()) * element_bytes_;
     flow.remaining = static_cast<double>(flow.pieces.next()) * element_bytes_;
     ++transfers_;
+    count_flow(source, 1, now);
+    count_flow(destination, 1, now);
     for (std::int32_t resource : routes_.resources(flow.route)) {
       auto& on_resource = resource_flows_[static_cast<std::size_t>(resource)];
       if (on_resource.empty()) busy_since_[static_cast<std::size_t>(resource)] = now;
@@ -289,6 +360,8 @@ class Simulation {
       dirty_.push_back(resource);
     }
     record({flow.source, flow.step, flow.destination, flow.bytes, flow.start_seconds, now + flow.route.latency_seconds});
+    count_flow(flow.source, -1, now);
+    count_flow(flow.destination, -1, now);
     free_flows_.push_back(index);
   }
 
@@ -316,15 +389,23 @@ class Simulation {
         Slot& slot = receiver.slots[static_cast<std::size_t>(event.slot)];
         slot.arrived = true;
         slot.arrival = now;
+        if (sharing_ != nullptr && slot.reduce_bytes > 0) update_busy(event.subject, now, true);  // counted in its gamma
         for (; receiver.next_slot < receiver.slots.size() && receiver.slots[receiver.next_slot].arrived; ++receiver.next_slot) {
           const Slot& next = receiver.slots[receiver.next_slot];
-          receiver.cpu_free = std::max(receiver.cpu_free, next.arrival) + gamma_ * next.reduce_bytes;
+          receiver.cpu_free = std::max(receiver.cpu_free, next.arrival) + gamma_of(event.subject) * next.reduce_bytes;
+        }
+        if (sharing_ != nullptr) {
+          update_busy(event.subject, now);
+          if (receiver.cpu_free > now) schedule({receiver.cpu_free, 0, EventKind::reduction_done, event.subject, 0, 0, 0});
         }
         try_finish(event.subject, now);
         return;
       }
       case EventKind::step_done:
         finish_step(event.subject, now);
+        return;
+      case EventKind::reduction_done:
+        update_busy(event.subject, now);
         return;
     }
   }
@@ -389,13 +470,13 @@ class Simulation {
     rates_.clear();
     if (component_flows_.size() == 1) {
       double rate = std::numeric_limits<double>::infinity();
-      for (std::int32_t resource : component_resources_) rate = std::min(rate, routes_.capacity(resource));
+      for (std::int32_t resource : component_resources_) rate = std::min(rate, capacity(resource));
       rates_.push_back(rate);
     } else {
       problem_.clear();
       for (std::size_t local = 0; local < component_resources_.size(); ++local) {
         resource_local_[static_cast<std::size_t>(component_resources_[local])] = static_cast<std::int32_t>(local);
-        problem_.capacities.push_back(routes_.capacity(component_resources_[local]));
+        problem_.capacities.push_back(capacity(component_resources_[local]));
       }
       for (int index : component_flows_) {
         crossed_.clear();
@@ -458,6 +539,14 @@ class Simulation {
       result.loads.push_back(load);
     }
   }
+
+  const CpuSharing* sharing_ = nullptr;  // null: links and gamma as written
+  std::vector<int> busy_on_cpu_;  // ranks with a flow or a reduction to finish
+  std::vector<int> ranks_on_cpu_;
+  std::vector<int> flows_of_rank_;
+  std::vector<unsigned char> rank_busy_;  // a flow or a reduction to finish
+  std::vector<std::array<int, 2>> ranks_of_resource_;  // the ranks at each link's ends, -1 for a switch
+  std::vector<std::vector<DirectedLinkId>> links_of_cpu_;  // links at the endpoints of the CPU's ranks
 
   FlowRoutes& routes_;
   double gamma_;

@@ -13,7 +13,12 @@
 //   5. the receiver reduces the pieces of recv_reduce ops one at a time in the executor's order
 //      (ops in order, pieces in order), each gamma x its bytes once it has arrived and the
 //      previous one is reduced, so reducing one piece overlaps receiving the next;
-//   6. a rank's step ends when its sends have arrived and its receives are reduced.
+//   6. a rank's step ends when its sends have arrived and its receives are reduced;
+//   7. with Topology::cpu_sharing, a rank is busy while it has a flow (sent or received); the
+//      links at a busy rank's endpoint carry their written bandwidth x its share of its core now,
+//      1 / (busy + waiting_rank_cost x waiting ranks of its CPU), over the written share, and a
+//      reduction it starts costs gamma divided by that; a change of a CPU's busy ranks re-solves
+//      the flows on its ranks' links.
 // When no two flows ever share a resource and transfers are whole (segment 0) this is exactly
 // the closed form. Deterministic: events at the same time are handled in the order they were
 // created. A topology with footprint curves is simulated as it is at the call's footprint, as in

@@ -112,6 +112,49 @@ TEST(SimulatorFlowLevel, TwoFlowsOnOneLinkEachGetHalfItsBandwidth) {
               1e-15);
 }
 
+// Ranks 0 and 2 on CPU 0, 1 and 3 on CPU 1, links written for half a core (Topology::cpu_sharing):
+// a busy rank whose CPU-mate waits gets 1 / (1 + cost) of the core, so its links and its
+// reductions run 2 / (1 + cost) times as fast as written; with both ranks of each CPU busy, as
+// written, whatever the cost.
+TEST(SimulatorFlowLevel, CpuSharingGivesABusyRankWhatItsWaitingMateLeaves) {
+  const std::int64_t count = 1 << 20;
+  const double bytes = count * 4.0;
+  const double latency = 1e-6;  // two links of 0.5 us
+  const Topology written = make_preset_topology("switch:4,bw=10e9,lat=0.5e-6");
+  FlowLevelModel as_written(written, gamma_seconds_per_byte);
+  for (double cost : {0.0, 0.3, 1.0}) {
+    Topology topology = written;
+    topology.set_cpu_sharing({{0, 1, 0, 1}, 0.5, cost});
+    FlowLevelModel model(topology, gamma_seconds_per_byte);
+    const double speed_up = 2 / (1 + cost);
+    const Schedule alone = one_step(4, {{0, 1}}, OpKind::recv_reduce);
+    EXPECT_NEAR(model.predict(alone, count, DataType::float32).prediction.seconds,
+                latency + bytes / (10e9 * speed_up) + gamma_seconds_per_byte * bytes / speed_up, 1e-12)
+        << cost;
+    const Schedule both = one_step(4, {{0, 1}, {2, 3}});
+    EXPECT_NEAR(model.predict(both, count, DataType::float32).prediction.seconds, latency + bytes / 10e9, 1e-12) << cost;
+    // The closed form keeps the written share.
+    EXPECT_NEAR(ClosedFormModel(topology, gamma_seconds_per_byte).predict(alone, count, DataType::float32).seconds,
+                latency + bytes / 10e9 + gamma_seconds_per_byte * bytes, 1e-12);
+  }
+  // Cost 1 is the topology without CPU sharing, to the last bit, for a whole all-reduce.
+  Topology static_share = written;
+  static_share.set_cpu_sharing({{0, 1, 0, 1}, 0.5, 1.0});
+  for (const char* algorithm : {"ring", "parameter_server", "recursive_doubling"}) {
+    const Schedule schedule = make_schedule(algorithm, Collective::allreduce, 4);
+    EXPECT_EQ(FlowLevelModel(static_share, gamma_seconds_per_byte).predict(schedule, count, DataType::float32).prediction.seconds,
+              as_written.predict(schedule, count, DataType::float32).prediction.seconds)
+        << algorithm;
+  }
+  // A parameter server's rank 0 receives from 1, 2 and 3; rank 2 (its CPU-mate) is done after its
+  // own push, so with a waiting rank costing nothing, rank 0 finishes sooner.
+  Topology free_waiting = written;
+  free_waiting.set_cpu_sharing({{0, 1, 0, 1}, 0.5, 0.0});
+  const Schedule server = make_schedule("parameter_server", Collective::allreduce, 4);
+  EXPECT_LT(FlowLevelModel(free_waiting, gamma_seconds_per_byte).predict(server, count, DataType::float32).prediction.seconds,
+            as_written.predict(server, count, DataType::float32).prediction.seconds);
+}
+
 TEST(SimulatorFlowLevel, ParameterServerIncastTakesNMinusOneTimesTheServerLinkTime) {
   for (int nranks : {2, 4, 9, 32}) {
     const Topology topology = make_preset_topology(fmt::format("switch:{},bw=10e9,lat=0.5e-6", nranks));
