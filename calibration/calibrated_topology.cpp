@@ -212,6 +212,18 @@ nlohmann::json calibration_record(const Measurements& measurements, const Fitted
   record["reduce"] = {{"what", "reduce_to float32 sum on rank 0 alone, out of place, operands in and out of the last-level cache"},
                       {"samples", std::move(reduce)},
                       {"fit", fit_to_json(parameters.reduce_fit, "intercept_seconds", "gamma_seconds_per_byte")}};
+  if (!measurements.waiting_mates.samples.empty()) {
+    nlohmann::json samples = nlohmann::json::array();
+    for (const WaitingMatesSample& sample : measurements.waiting_mates.samples)
+      samples.push_back({{"bytes", sample.bytes},
+                         {"sleeping_one_way_us", sample.sleeping_one_way_seconds * 1e6},
+                         {"polling_one_way_us", sample.polling_one_way_seconds * 1e6}});
+    record["waiting_mates"] = {
+        {"what", "ping-pong of ranks [a, b] (median one-way time) while the other ranks sleep, then while they poll and "
+                 "yield the CPU as the executor's ranks wait"},
+        {"ranks", {measurements.waiting_mates.first, measurements.waiting_mates.second}},
+        {"samples", std::move(samples)}};
+  }
   record["parameters"] = {{"alpha_seconds", parameters.alpha_seconds},
                           {"beta_seconds_per_byte", parameters.beta_seconds_per_byte},
                           {"gamma_seconds_per_byte_one_core", parameters.gamma_seconds_per_byte},

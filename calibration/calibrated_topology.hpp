@@ -46,6 +46,7 @@ struct Measurements {
   std::vector<PairMeasurement> pairs;
   ConcurrentMeasurement concurrent;
   std::vector<ReduceSample> reduce;
+  WaitingMatesMeasurement waiting_mates;  // empty samples: not measured
 };
 
 struct FitOptions {

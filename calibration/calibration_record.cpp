@@ -80,6 +80,21 @@ RecordedCalibration measurements_from_record(const nlohmann::json& record) {
                                             static_cast<int>(positive_integer(reduce[i], "iterations", at)),
                                             positive(reduce[i], "median_us", at) * 1e-6});
   }
+  if (record.contains("waiting_mates")) {
+    const nlohmann::json& mates = record.at("waiting_mates");
+    const nlohmann::json& ranks = member(mates, "ranks", "waiting_mates");
+    if (!ranks.is_array() || ranks.size() != 2 || !ranks[0].is_number_integer() || !ranks[1].is_number_integer())
+      fail("waiting_mates.ranks", "expected two rank numbers [a, b]");
+    recorded.measurements.waiting_mates.first = ranks[0].get<int>();
+    recorded.measurements.waiting_mates.second = ranks[1].get<int>();
+    const nlohmann::json& samples = array_member(mates, "samples", "waiting_mates");
+    for (std::size_t i = 0; i < samples.size(); ++i) {
+      const std::string at = fmt::format("waiting_mates.samples[{}]", i);
+      recorded.measurements.waiting_mates.samples.push_back({positive_integer(samples[i], "bytes", at),
+                                                             positive(samples[i], "sleeping_one_way_us", at) * 1e-6,
+                                                             positive(samples[i], "polling_one_way_us", at) * 1e-6});
+    }
+  }
   recorded.cores = static_cast<int>(positive_integer(member(record, "parameters", "(record)"), "cores", "parameters"));
   recorded.endpoints = static_cast<int>(positive_integer(record, "endpoints", "(record)"));
   if (record.contains("rank_cpus")) {

@@ -7,7 +7,9 @@
 //      aggregate_bytes_per_second);
 //   3. reduce.samples[] (bytes, iterations, median_us);
 //   4. parameters.cores, endpoints;
-//   5. rank_cpus when present (calibrations from 2026-12-05 on): one CPU list per rank measured.
+//   5. rank_cpus when present (calibrations from 2026-12-05 on): one CPU list per rank measured;
+//   6. waiting_mates when present (from 2026-12-05, 07:00 UTC on): ranks [a, b] and samples[]
+//      (bytes, sleeping_one_way_us, polling_one_way_us).
 // Fits, residuals and parameters in the record are not read: they are what a refit recomputes.
 #pragma once
 

@@ -1,12 +1,14 @@
 #include "measurements.hpp"
 
 #include <fmt/format.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -31,12 +33,19 @@ double seconds_since(Clock::time_point start) { return std::chrono::duration<dou
 
 Clock::time_point deadline_after(double timeout_seconds) { return Clock::now() + timeout_from_seconds(timeout_seconds); }
 
-// Polls instead of spinning, so a rank that waits leaves the cores to the ranks that measure.
-void wait_sleeping(Request& request, double timeout_seconds, std::string_view what) {
+// How a rank that takes no part in a measurement waits: sleeping (polls every 100 us, leaving the
+// cores to the ranks that measure) or polling and yielding the CPU between polls, as the
+// executor's ranks wait for a peer.
+enum class Waiting { sleeping, polling };
+
+void wait_idle(Request& request, double timeout_seconds, std::string_view what, Waiting waiting = Waiting::sleeping) {
   const auto deadline = deadline_after(timeout_seconds);
   while (!request.test()) {
     if (Clock::now() > deadline) request.wait(deadline, what);  // throws TimeoutError naming the wait
-    std::this_thread::sleep_for(std::chrono::microseconds(100));
+    if (waiting == Waiting::sleeping)
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+    else
+      sched_yield();
   }
 }
 
@@ -47,13 +56,13 @@ std::span<const std::byte> bytes_of(const std::vector<double>& values) {
 // Every rank sends `payload` (the same length everywhere) to rank 0, which returns them indexed by
 // rank and then releases every rank; all waiting sleeps. Other ranks get an empty result.
 std::vector<std::vector<double>> gather_sleeping(Communicator& comm, const std::vector<double>& payload,
-                                                 double timeout_seconds) {
+                                                 double timeout_seconds, Waiting waiting = Waiting::sleeping) {
   std::byte token{1};
   if (comm.rank() != 0) {
     RequestPtr release = comm.post_recv({&token, 1}, 0, release_tag);
     RequestPtr send = comm.post_send(bytes_of(payload), 0, gather_tag);
-    wait_sleeping(*send, timeout_seconds, "calibration: sending results to rank 0");
-    wait_sleeping(*release, timeout_seconds, "calibration: waiting for rank 0 to release the ranks");
+    wait_idle(*send, timeout_seconds, "calibration: sending results to rank 0", waiting);
+    wait_idle(*release, timeout_seconds, "calibration: waiting for rank 0 to release the ranks", waiting);
     return {};
   }
   std::vector<std::vector<double>> all(static_cast<std::size_t>(comm.size()), std::vector<double>(payload.size()));
@@ -61,11 +70,11 @@ std::vector<std::vector<double>> gather_sleeping(Communicator& comm, const std::
   for (int peer = 1; peer < comm.size(); ++peer) {
     RequestPtr receive =
         comm.post_recv(std::as_writable_bytes(std::span(all[static_cast<std::size_t>(peer)])), peer, gather_tag);
-    wait_sleeping(*receive, timeout_seconds, "calibration: collecting results on rank 0");
+    wait_idle(*receive, timeout_seconds, "calibration: collecting results on rank 0");
   }
   std::vector<RequestPtr> releases;
   for (int peer = 1; peer < comm.size(); ++peer) releases.push_back(comm.post_send({&token, 1}, peer, release_tag));
-  for (RequestPtr& release : releases) wait_sleeping(*release, timeout_seconds, "calibration: releasing the ranks");
+  for (RequestPtr& release : releases) wait_idle(*release, timeout_seconds, "calibration: releasing the ranks");
   return all;
 }
 
@@ -172,6 +181,30 @@ std::vector<PairMeasurement> measure_ping_pong(Communicator& comm, const Measure
     measurements.push_back(std::move(measurement));
   }
   return measurements;
+}
+
+WaitingMatesMeasurement measure_waiting_mates(Communicator& comm, const MeasureOptions& options,
+                                              const std::vector<std::int64_t>& sizes) {
+  WaitingMatesMeasurement measurement;
+  if (comm.size() < 3 || sizes.empty()) return measurement;
+  const std::int64_t largest = *std::max_element(sizes.begin(), sizes.end());
+  std::optional<PairBuffers> buffers;
+  if (comm.rank() <= 1) buffers.emplace(largest);
+  std::vector<double> medians;  // on rank 0: per size, sleeping then polling
+  for (Waiting waiting : {Waiting::sleeping, Waiting::polling}) {
+    for (std::int64_t bytes : sizes) {
+      if (comm.rank() == 0)
+        medians.push_back(ping_pong_first(comm, *buffers, bytes, 1, options).one_way_median_seconds);
+      else if (comm.rank() == 1)
+        ping_pong_second(comm, *buffers, bytes, 0, options);
+    }
+    // Ranks 2.. wait here, as asked, until ranks 0 and 1 are done with every size.
+    gather_sleeping(comm, {0.0}, options.timeout_seconds, waiting);
+  }
+  if (comm.rank() != 0) return measurement;
+  for (std::size_t i = 0; i < sizes.size(); ++i)
+    measurement.samples.push_back({sizes[i], medians[i], medians[sizes.size() + i]});
+  return measurement;
 }
 
 ConcurrentMeasurement measure_concurrent(Communicator& comm, int cores, const std::vector<std::int64_t>& sizes,

@@ -1,7 +1,8 @@
 // What `ringlab calibrate` measures, on the same Communicator the executor uses (so under mpiexec
 // the shared-memory transport is what is measured). Never an all-reduce. Every rank calls each
 // function; ranks that take no part in a measurement sleep (they poll a release message every
-// 100 us), so the ranks that measure have the cores to themselves. Results are complete on rank 0.
+// 100 us), so the ranks that measure have the cores to themselves, except where
+// measure_waiting_mates asks them to poll. Results are complete on rank 0.
 #pragma once
 
 #include <cstdint>
@@ -47,6 +48,21 @@ struct ConcurrentMeasurement {
   std::vector<ConcurrentSample> samples;
 };
 
+// One pair's ping-pong at a few sizes twice in a row: while the other ranks sleep (as every other
+// measurement) and while they wait as the executor's ranks do between transfers (polling and
+// yielding the CPU). Where ranks share CPUs, the ratio says what a waiting rank costs a busy one.
+struct WaitingMatesSample {
+  std::int64_t bytes = 0;
+  double sleeping_one_way_seconds = 0;  // median
+  double polling_one_way_seconds = 0;   // median
+};
+
+struct WaitingMatesMeasurement {
+  int first = 0;
+  int second = 1;
+  std::vector<WaitingMatesSample> samples;  // empty: not measured (2 ranks, or an old record)
+};
+
 struct ReduceSample {
   std::int64_t bytes = 0;  // bytes of one operand (what the simulator's gamma is per)
   int iterations = 0;
@@ -59,6 +75,12 @@ std::vector<std::pair<int, int>> pairs_to_measure(int nranks);
 
 // Ping-pong between each pair in turn, every size; the other ranks sleep.
 std::vector<PairMeasurement> measure_ping_pong(Communicator& comm, const MeasureOptions& options);
+
+// Ranks 0 and 1 ping-pong at each of `sizes`, first while the other ranks sleep, then while they
+// poll and yield (sched_yield) until released, as a rank of the executor waits for a peer.
+// Nothing (every rank returns at once) for fewer than 3 ranks: there is no rank to wait.
+WaitingMatesMeasurement measure_waiting_mates(Communicator& comm, const MeasureOptions& options,
+                                              const std::vector<std::int64_t>& sizes);
 
 // Ranks 0..active-1 (active = min(N, cores), at least 2) each send `bytes` to their right
 // neighbour and receive from their left one at the same time (a ring step): what concurrent

@@ -57,6 +57,34 @@ std::optional<std::vector<int>> cpu_of_each_rank(const std::vector<std::string>&
   return cpus;
 }
 
+std::optional<WaitingRankCost> waiting_rank_cost(const WaitingMatesMeasurement& measurement,
+                                                 const std::vector<int>& cpu_of_rank) {
+  if (measurement.samples.empty()) return std::nullopt;
+  const auto ranks = static_cast<int>(cpu_of_rank.size());
+  const int pair[2] = {measurement.first, measurement.second};
+  for (int rank : pair)
+    if (rank < 0 || rank >= ranks)
+      throw std::invalid_argument(fmt::format("waiting-mates pair ({}, {}) names a rank past the {} ranks placed",
+                                              measurement.first, measurement.second, ranks));
+  WaitingRankCost result;
+  for (int end : pair) {
+    const int cpu = cpu_of_rank[static_cast<std::size_t>(end)];
+    int busy = 0, waiting = 0;
+    for (int rank = 0; rank < ranks; ++rank)
+      if (cpu_of_rank[static_cast<std::size_t>(rank)] == cpu) ++(rank == pair[0] || rank == pair[1] ? busy : waiting);
+    result.waiting_per_busy = std::max(result.waiting_per_busy, static_cast<double>(waiting) / busy);
+  }
+  if (result.waiting_per_busy == 0) return std::nullopt;
+  std::vector<double> ratios;
+  for (const WaitingMatesSample& sample : measurement.samples)
+    ratios.push_back(sample.polling_one_way_seconds / sample.sleeping_one_way_seconds);
+  result.median_ratio = median(ratios);
+  const double cost = (result.median_ratio - 1) / result.waiting_per_busy;
+  result.cost = std::clamp(cost, 0.0, 1.0);
+  result.clamped = result.cost != cost;
+  return result;
+}
+
 std::optional<CpuClassFits> fit_cpu_classes(const Measurements& measurements, const std::vector<int>& cpu_of_rank,
                                             const FitOptions& options) {
   std::vector<Sample> same_cpu, cross_cpu;
@@ -85,6 +113,7 @@ std::optional<CpuClassFits> fit_cpu_classes(const Measurements& measurements, co
   for (const auto& [footprint, value] : same_curve)
     if (cross_curve.contains(footprint)) factor.push_back({footprint, (value + cross_curve.at(footprint)) / 2});
   classes.link_bandwidth_factor = FootprintCurve(std::move(factor));
+  classes.waiting = waiting_rank_cost(measurements.waiting_mates, cpu_of_rank);
   return classes;
 }
 
@@ -113,6 +142,7 @@ Topology per_cpu_topology(const FittedParameters& parameters, const CpuClassFits
   curves.gamma_seconds_per_byte = scaled(parameters.curves.gamma_seconds_per_byte, 1 / share);
   curves.link_bandwidth_factor = classes.link_bandwidth_factor;
   topology.set_footprint_curves(std::move(curves));
+  topology.set_cpu_sharing({cpu_of_rank, share, classes.waiting ? classes.waiting->cost : 1.0});
   topology.validate();
   return topology;
 }
@@ -121,7 +151,13 @@ nlohmann::json cpu_classes_record(const CpuClassFits& classes) {
   return {{"what", "ping-pong pairs split by whether both ranks are bound to one CPU; each class pooled and fitted "
                    "like the pooled fit"},
           {"same_cpu", class_record(classes.same_cpu, classes.same_cpu_pairs)},
-          {"cross_cpu", class_record(classes.cross_cpu, classes.cross_cpu_pairs)}};
+          {"cross_cpu", class_record(classes.cross_cpu, classes.cross_cpu_pairs)},
+          {"waiting_rank_cost",
+           classes.waiting ? nlohmann::json{{"cost", classes.waiting->cost},
+                                            {"median_polling_over_sleeping", classes.waiting->median_ratio},
+                                            {"waiting_per_busy_rank", classes.waiting->waiting_per_busy},
+                                            {"clamped", classes.waiting->clamped}}
+                           : nlohmann::json("not measured: cost 1 (the written share always)")}};
 }
 
 }  // namespace ringlab::calibration

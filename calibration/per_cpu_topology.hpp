@@ -21,7 +21,14 @@
 //      over its pairs of bytes / (time - its alpha), times its beta (1 where the class follows
 //      its line), the two classes averaged. Normalising each class by its own beta keeps the
 //      factor from carrying the classes' difference (the pooled curve over the pooled 1/beta
-//      read 0.58-0.77 on the VM of results/README.md, mostly the gap between the classes).
+//      read 0.58-0.77 on the VM of results/README.md, mostly the gap between the classes);
+//   6. CPU sharing (Topology::cpu_sharing): each rank's CPU, the share C/N the links were written
+//      for, and what a waiting rank costs a busy one on its CPU, from the waiting-mates
+//      measurement: the pair's ping-pong takes r times as long while the other ranks poll as
+//      while they sleep (median over sizes); at the pair's end whose CPU has the most waiting
+//      ranks w per busy rank b, a busy rank's share goes from 1/b to 1/(b + cost x w), so
+//      cost = (r - 1) x b / w, kept within [0, 1]. Not measured (an older record, or no rank waits
+//      beside the pair): cost 1, the written share always, as before this step.
 #pragma once
 
 #include <nlohmann/json_fwd.hpp>
@@ -37,20 +44,34 @@ namespace ringlab::calibration {
 // list is empty or names more than one CPU.
 std::optional<std::vector<int>> cpu_of_each_rank(const std::vector<std::string>& cpu_lists);
 
+// Step 6.
+struct WaitingRankCost {
+  double cost = 1;             // what the topology's cpu_sharing carries
+  double median_ratio = 1;     // polling / sleeping one-way time
+  double waiting_per_busy = 0; // w / b at the pair's end with the most waiting ranks
+  bool clamped = false;        // (r - 1) b / w fell outside [0, 1]
+};
+
 struct CpuClassFits {
   LinearFit same_cpu;
   LinearFit cross_cpu;
   int same_cpu_pairs = 0;
   int cross_cpu_pairs = 0;
   FootprintCurve link_bandwidth_factor;  // step 5
+  std::optional<WaitingRankCost> waiting;  // step 6; nullopt: not measured, cost 1
 };
 
-// Steps 2 and 5's factor; nullopt when a class has no measured pair. Throws std::invalid_argument when a pair
+// Step 6's cost; nullopt when the measurement has no sample, or no rank waits beside the pair.
+// Throws std::invalid_argument when the pair names a rank `cpu_of_rank` does not hold.
+std::optional<WaitingRankCost> waiting_rank_cost(const WaitingMatesMeasurement& measurement,
+                                                 const std::vector<int>& cpu_of_rank);
+
+// Steps 2, 5's factor and 6's cost; nullopt when a class has no measured pair. Throws std::invalid_argument when a pair
 // names a rank `cpu_of_rank` does not hold.
 std::optional<CpuClassFits> fit_cpu_classes(const Measurements& measurements, const std::vector<int>& cpu_of_rank,
                                             const FitOptions& options);
 
-// Steps 3-5 for the ranks of `cpu_of_rank` (the endpoints).
+// Steps 3-6 for the ranks of `cpu_of_rank` (the endpoints).
 Topology per_cpu_topology(const FittedParameters& parameters, const CpuClassFits& classes,
                           const std::vector<int>& cpu_of_rank);
 

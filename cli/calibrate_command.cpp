@@ -73,6 +73,16 @@ std::vector<std::int64_t> streaming_sizes(const std::vector<std::int64_t>& sizes
   return large;
 }
 
+// Sizes of the waiting-mates measurement: the ping-pong sizes from 128 KiB to 32 MiB (where the
+// bandwidth, which a rank's share of its CPU sets, outweighs the latency), else the largest.
+std::vector<std::int64_t> waiting_mates_sizes(const std::vector<std::int64_t>& sizes) {
+  std::vector<std::int64_t> chosen;
+  std::copy_if(sizes.begin(), sizes.end(), std::back_inserter(chosen),
+               [](std::int64_t b) { return b >= (128 << 10) && b <= (32 << 20); });
+  if (chosen.empty()) chosen.push_back(sizes.back());
+  return chosen;
+}
+
 void print_summary(const calibration::Measurements& measurements, const calibration::FittedParameters& fit,
                    const std::string& preset) {
   fmt::print("# ping-pong: {} pair(s); one-way time = round trip / 2, median over iterations\n",
@@ -155,6 +165,23 @@ ChosenModel choose_model(const calibration::Measurements& measurements, const st
   return chosen;
 }
 
+void print_waiting(const calibration::WaitingMatesMeasurement& measurement,
+                   const std::optional<calibration::WaitingRankCost>& waiting) {
+  for (const calibration::WaitingMatesSample& sample : measurement.samples)
+    fmt::print("# waiting ranks: ping-pong {}-{} {:>9} B one-way {:.2f} us with the others sleeping, {:.2f} us with "
+               "them polling\n",
+               measurement.first, measurement.second, sample.bytes, sample.sleeping_one_way_seconds * 1e6,
+               sample.polling_one_way_seconds * 1e6);
+  if (!waiting) {
+    fmt::print("# waiting rank cost 1 (not measured{}): the flow-level model keeps the written share\n",
+               measurement.samples.empty() ? "" : ": no rank waits on the pair's CPUs");
+    return;
+  }
+  fmt::print("# waiting rank cost {:.3f}{}: polling / sleeping median {:.3f}, {:.3g} waiting rank(s) per busy one\n",
+             waiting->cost, waiting->clamped ? " (clamped to [0, 1])" : "", waiting->median_ratio,
+             waiting->waiting_per_busy);
+}
+
 // Fits, prints and writes the calibrated topology (rank 0 only).
 void fit_and_write(const calibration::Measurements& measurements, int cores, int endpoints,
                    const std::vector<std::string>& rank_cpus, const CalibrateArguments& arguments,
@@ -176,6 +203,7 @@ void fit_and_write(const calibration::Measurements& measurements, int cores, int
     if (model.classes) {
       print_class("same-CPU", model.classes->same_cpu, model.classes->same_cpu_pairs);
       print_class("cross-CPU", model.classes->cross_cpu, model.classes->cross_cpu_pairs);
+      print_waiting(measurements.waiting_mates, model.classes->waiting);
     }
     fmt::print("# model {}\n", model.reason);
   }
@@ -236,6 +264,7 @@ int run_calibrate(Communicator& comm, const CalibrateArguments& arguments, const
   measurements.concurrent =
       calibration::measure_concurrent(comm, machine.cores, streaming_sizes(sizes), arguments.timeout_seconds);
   measurements.reduce = calibration::measure_reduce(comm, calibration::reduce_sizes(), arguments.timeout_seconds);
+  measurements.waiting_mates = calibration::measure_waiting_mates(comm, options, waiting_mates_sizes(sizes));
   if (comm.rank() != 0) return 0;
 
   const int endpoints = arguments.endpoints == 0 ? comm.size() : arguments.endpoints;

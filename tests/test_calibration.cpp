@@ -220,6 +220,64 @@ TEST(CalibrationPerCpu, SameCpuPairsRouteThroughTheirCpuWithTheirOwnBandwidth) {
   EXPECT_EQ(topology_from_json(to_json(topology)).footprint_curves(), topology.footprint_curves());
 }
 
+// The waiting-mates ping-pong of ranks 0 and 1 at three sizes, `ratio` times as long with the
+// other ranks polling as with them sleeping.
+calibration::WaitingMatesMeasurement waiting_mates(std::vector<double> ratios) {
+  calibration::WaitingMatesMeasurement measurement;
+  std::int64_t bytes = 1 << 17;
+  for (double ratio : ratios) {
+    measurement.samples.push_back({bytes, 1e-4, 1e-4 * ratio});
+    bytes *= 4;
+  }
+  return measurement;
+}
+
+TEST(CalibrationPerCpu, WaitingRankCostFromThePairsSlowdown) {
+  // 4 ranks on 2 CPUs: one rank waits beside each of the pair's: (1.3 - 1) x 1 / 1.
+  auto cost = calibration::waiting_rank_cost(waiting_mates({1.2, 1.3, 1.9}), {0, 1, 0, 1});
+  ASSERT_TRUE(cost);
+  EXPECT_NEAR(cost->median_ratio, 1.3, 1e-12);
+  EXPECT_NEAR(cost->cost, 0.3, 1e-12);
+  EXPECT_DOUBLE_EQ(cost->waiting_per_busy, 1);
+  EXPECT_FALSE(cost->clamped);
+  // 8 ranks on 2 CPUs: three wait beside each: (1.9 - 1) / 3.
+  cost = calibration::waiting_rank_cost(waiting_mates({1.9, 1.9, 2.5}), {0, 1, 0, 1, 0, 1, 0, 1});
+  ASSERT_TRUE(cost);
+  EXPECT_NEAR(cost->cost, 0.3, 1e-12);
+  // The pair on one CPU with two waiting: its two busy ranks share it, (1.5 - 1) x 2 / 2.
+  cost = calibration::waiting_rank_cost(waiting_mates({1.5}), {0, 0, 0, 0});
+  ASSERT_TRUE(cost);
+  EXPECT_NEAR(cost->cost, 0.5, 1e-12);
+  // Faster with them polling (noise), or slower than a full busy rank each: kept within [0, 1].
+  cost = calibration::waiting_rank_cost(waiting_mates({0.9, 0.95, 1.1}), {0, 1, 0, 1});
+  ASSERT_TRUE(cost);
+  EXPECT_EQ(cost->cost, 0);
+  EXPECT_TRUE(cost->clamped);
+  EXPECT_EQ(calibration::waiting_rank_cost(waiting_mates({3, 3, 3}), {0, 1, 0, 1})->cost, 1);
+  // Nothing to learn: no sample (an older record), or no rank waits on the pair's CPUs.
+  EXPECT_FALSE(calibration::waiting_rank_cost(waiting_mates({}), {0, 1, 0, 1}));
+  EXPECT_FALSE(calibration::waiting_rank_cost(waiting_mates({1.3}), {0, 1, 2, 2}));
+  EXPECT_THROW(calibration::waiting_rank_cost(waiting_mates({1.3}), {0}), std::invalid_argument);
+}
+
+TEST(CalibrationPerCpu, TopologyCarriesTheCpuSharing) {
+  calibration::Measurements measurements = bound_measurements();
+  const std::vector<int> cpus = {0, 1, 0, 1};
+  const auto fit = calibration::fit_parameters(measurements, 2);
+  auto classes = calibration::fit_cpu_classes(measurements, cpus, {});
+  ASSERT_TRUE(classes);
+  EXPECT_FALSE(classes->waiting);  // not measured: cost 1, the written share always
+  EXPECT_EQ(calibration::per_cpu_topology(fit, *classes, cpus).cpu_sharing(), (CpuSharing{cpus, 0.5, 1.0}));
+  measurements.waiting_mates = waiting_mates({1.25, 1.25, 1.25});
+  classes = calibration::fit_cpu_classes(measurements, cpus, {});
+  ASSERT_TRUE(classes && classes->waiting);
+  const Topology topology = calibration::per_cpu_topology(fit, *classes, cpus);
+  EXPECT_EQ(topology.cpu_sharing(), (CpuSharing{cpus, 0.5, 0.25}));
+  EXPECT_EQ(topology_from_json(to_json(topology)).cpu_sharing(), topology.cpu_sharing());
+  EXPECT_EQ(topology.at_footprint(1e6).cpu_sharing(), topology.cpu_sharing());
+  EXPECT_EQ(calibration::cpu_classes_record(*classes)["waiting_rank_cost"]["cost"], 0.25);
+}
+
 // A machine whose one-way bandwidth follows a known footprint curve: the fit finds the curve's
 // points again, and the memory bus and gamma curves from the streaming and reduce samples.
 TEST(CalibrationFootprint, RecoversAKnownSyntheticCurve) {
@@ -262,12 +320,16 @@ TEST(CalibrationFootprint, RecoversAKnownSyntheticCurve) {
 }
 
 TEST(CalibrationFootprint, RecordReadsBackToTheSameFit) {
-  const auto measurements = synthetic_measurements(1e-6, 2e-10, 30e9, 1e-10);
+  auto measurements = synthetic_measurements(1e-6, 2e-10, 30e9, 1e-10);
+  measurements.waiting_mates = waiting_mates({1.2, 1.4});
   const auto fit = calibration::fit_parameters(measurements, 2);
   const nlohmann::json record = calibration::calibration_record(measurements, fit, {{"tool", "test"}, {"endpoints", 4}});
   const calibration::RecordedCalibration back = calibration::measurements_from_record(record);
   EXPECT_EQ(back.cores, 2);
   EXPECT_EQ(back.endpoints, 4);
+  ASSERT_EQ(back.measurements.waiting_mates.samples.size(), 2u);
+  EXPECT_NEAR(back.measurements.waiting_mates.samples[1].polling_one_way_seconds, 1.4e-4, 1e-16);
+  EXPECT_EQ(back.measurements.waiting_mates.samples[1].bytes, 1 << 19);
   const auto refit = calibration::fit_parameters(back.measurements, back.cores);
   EXPECT_NEAR(refit.alpha_seconds, fit.alpha_seconds, 1e-15);
   EXPECT_NEAR(refit.beta_seconds_per_byte / fit.beta_seconds_per_byte, 1.0, 1e-9);
@@ -291,6 +353,10 @@ TEST(CalibrationFootprint, RecordReadsBackToTheSameFit) {
   bad = record;
   bad["reduce"].erase("samples");
   EXPECT_NE(message(bad).find("calibration record: reduce: missing field \"samples\""), std::string::npos);
+  bad = record;
+  bad["waiting_mates"]["samples"][0]["polling_one_way_us"] = "slow";
+  EXPECT_NE(message(bad).find("calibration record: waiting_mates.samples[0].polling_one_way_us"), std::string::npos)
+      << message(bad);
   bad = record;
   bad.erase("endpoints");
   EXPECT_NE(message(bad).find("missing field \"endpoints\""), std::string::npos);
