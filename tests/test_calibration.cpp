@@ -402,14 +402,17 @@ TEST(CalibrationMeasure, ThreadsBackendMeasuresEveryPairAndTheKernel) {
   std::vector<calibration::PairMeasurement> pairs;
   calibration::ConcurrentMeasurement concurrent;
   std::vector<calibration::ReduceSample> reduce;
+  calibration::WaitingMatesMeasurement waiting;
   run_threads(3, [&](Communicator& comm) {
     auto measured = calibration::measure_ping_pong(comm, options);
     auto streamed = calibration::measure_concurrent(comm, 2, {65536}, 60);
     auto reduced = calibration::measure_reduce(comm, {1 << 20, 2 << 20}, 60);
+    auto mates = calibration::measure_waiting_mates(comm, options, {4096, 65536});
     if (comm.rank() == 0) {
       pairs = std::move(measured);
       concurrent = std::move(streamed);
       reduce = std::move(reduced);
+      waiting = std::move(mates);
     }
   });
   ASSERT_EQ(pairs.size(), 3u);
@@ -426,6 +429,19 @@ TEST(CalibrationMeasure, ThreadsBackendMeasuresEveryPairAndTheKernel) {
   EXPECT_GT(concurrent.samples[0].aggregate_bytes_per_second, 0);
   ASSERT_EQ(reduce.size(), 2u);
   EXPECT_GT(reduce[1].median_seconds, 0);
+  // Ranks 0 and 1 with rank 2 sleeping, then polling: both times at each size.
+  EXPECT_EQ(waiting.first, 0);
+  EXPECT_EQ(waiting.second, 1);
+  ASSERT_EQ(waiting.samples.size(), 2u);
+  EXPECT_EQ(waiting.samples[1].bytes, 65536);
+  for (const auto& sample : waiting.samples) {
+    EXPECT_GT(sample.sleeping_one_way_seconds, 0);
+    EXPECT_GT(sample.polling_one_way_seconds, 0);
+  }
+  // Two ranks: no rank to wait, nothing measured.
+  run_threads(2, [&](Communicator& comm) {
+    EXPECT_TRUE(calibration::measure_waiting_mates(comm, options, {4096}).samples.empty());
+  });
 }
 
 // --- ringlab compare ---
