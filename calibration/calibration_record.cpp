@@ -5,6 +5,8 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
+#include <tuple>
+#include <utility>
 
 #include "topology_io.hpp"
 
@@ -42,6 +44,14 @@ std::int64_t positive_integer(const nlohmann::json& object, const char* key, con
   return value.get<std::int64_t>();
 }
 
+// object.ranks: the two ranks [a, b] of a measured pair.
+std::pair<int, int> rank_pair(const nlohmann::json& object, const std::string& where) {
+  const nlohmann::json& ranks = member(object, "ranks", where);
+  if (!ranks.is_array() || ranks.size() != 2 || !ranks[0].is_number_integer() || !ranks[1].is_number_integer())
+    fail(where + ".ranks", "expected two rank numbers [a, b]");
+  return {ranks[0].get<int>(), ranks[1].get<int>()};
+}
+
 }  // namespace
 
 RecordedCalibration measurements_from_record(const nlohmann::json& record) {
@@ -49,10 +59,8 @@ RecordedCalibration measurements_from_record(const nlohmann::json& record) {
   const nlohmann::json& pairs = array_member(member(record, "ping_pong", "(record)"), "pairs", "ping_pong");
   for (std::size_t p = 0; p < pairs.size(); ++p) {
     const std::string where = fmt::format("ping_pong.pairs[{}]", p);
-    const nlohmann::json& ranks = member(pairs[p], "ranks", where);
-    if (!ranks.is_array() || ranks.size() != 2 || !ranks[0].is_number_integer() || !ranks[1].is_number_integer())
-      fail(where + ".ranks", "expected two rank numbers [a, b]");
-    PairMeasurement pair{ranks[0].get<int>(), ranks[1].get<int>(), {}};
+    const auto [first, second] = rank_pair(pairs[p], where);
+    PairMeasurement pair{first, second, {}};
     const nlohmann::json& samples = array_member(pairs[p], "samples", where);
     for (std::size_t i = 0; i < samples.size(); ++i) {
       const std::string at = fmt::format("{}.samples[{}]", where, i);
@@ -82,11 +90,8 @@ RecordedCalibration measurements_from_record(const nlohmann::json& record) {
   }
   if (record.contains("waiting_mates")) {
     const nlohmann::json& mates = record.at("waiting_mates");
-    const nlohmann::json& ranks = member(mates, "ranks", "waiting_mates");
-    if (!ranks.is_array() || ranks.size() != 2 || !ranks[0].is_number_integer() || !ranks[1].is_number_integer())
-      fail("waiting_mates.ranks", "expected two rank numbers [a, b]");
-    recorded.measurements.waiting_mates.first = ranks[0].get<int>();
-    recorded.measurements.waiting_mates.second = ranks[1].get<int>();
+    std::tie(recorded.measurements.waiting_mates.first, recorded.measurements.waiting_mates.second) =
+        rank_pair(mates, "waiting_mates");
     const nlohmann::json& samples = array_member(mates, "samples", "waiting_mates");
     for (std::size_t i = 0; i < samples.size(); ++i) {
       const std::string at = fmt::format("waiting_mates.samples[{}]", i);

@@ -54,8 +54,9 @@ std::span<const std::byte> bytes_of(const std::vector<double>& values) {
 }
 
 // Every rank sends `payload` (the same length everywhere) to rank 0, which returns them indexed by
-// rank and then releases every rank; all waiting sleeps. Other ranks get an empty result.
-std::vector<std::vector<double>> gather_sleeping(Communicator& comm, const std::vector<double>& payload,
+// rank and then releases every rank. Rank 0 waits sleeping; the others as `waiting` says (sleeping
+// unless a measurement asks them to poll). Other ranks get an empty result.
+std::vector<std::vector<double>> gather_on_rank0(Communicator& comm, const std::vector<double>& payload,
                                                  double timeout_seconds, Waiting waiting = Waiting::sleeping) {
   std::byte token{1};
   if (comm.rank() != 0) {
@@ -171,7 +172,7 @@ std::vector<PairMeasurement> measure_ping_pong(Communicator& comm, const Measure
         ping_pong_second(comm, buffers, options.sizes[i], first, options);
       }
     }
-    const auto all = gather_sleeping(comm, payload, options.timeout_seconds);
+    const auto all = gather_on_rank0(comm, payload, options.timeout_seconds);
     if (comm.rank() != 0) continue;
     PairMeasurement measurement{first, second, {}};
     const std::vector<double>& from_first = all[static_cast<std::size_t>(first)];
@@ -199,7 +200,7 @@ WaitingMatesMeasurement measure_waiting_mates(Communicator& comm, const MeasureO
         ping_pong_second(comm, *buffers, bytes, 0, options);
     }
     // Ranks 2.. wait here, as asked, until ranks 0 and 1 are done with every size.
-    gather_sleeping(comm, {0.0}, options.timeout_seconds, waiting);
+    gather_on_rank0(comm, {0.0}, options.timeout_seconds, waiting);
   }
   if (comm.rank() != 0) return measurement;
   for (std::size_t i = 0; i < sizes.size(); ++i)
@@ -233,7 +234,7 @@ ConcurrentMeasurement measure_concurrent(Communicator& comm, int cores, const st
       payload[i] = median(times);
     }
   }
-  const auto all = gather_sleeping(comm, payload, timeout_seconds);
+  const auto all = gather_on_rank0(comm, payload, timeout_seconds);
   ConcurrentMeasurement measurement{active, {}};
   if (comm.rank() != 0) return measurement;
   for (std::size_t i = 0; i < sizes.size(); ++i) {
@@ -285,7 +286,7 @@ std::vector<ReduceSample> measure_reduce(Communicator& comm, const std::vector<s
       payload[i] = median(times);
     }
   }
-  gather_sleeping(comm, payload, timeout_seconds);
+  gather_on_rank0(comm, payload, timeout_seconds);
   std::vector<ReduceSample> samples;
   if (comm.rank() != 0) return samples;
   for (std::size_t i = 0; i < sizes.size(); ++i) samples.push_back({sizes[i] / 4 * 4, reduce_iterations(sizes[i]), payload[i]});

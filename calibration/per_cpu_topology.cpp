@@ -43,6 +43,14 @@ std::map<double, double> normalised_link_curve(const Measurements& measurements,
   return curve;
 }
 
+// Throws std::invalid_argument when a measured pair (`what`) names a rank past those placed.
+void check_pair_placed(const char* what, int first, int second, const std::vector<int>& cpu_of_rank) {
+  const auto ranks = static_cast<int>(cpu_of_rank.size());
+  if (first < 0 || first >= ranks || second < 0 || second >= ranks)
+    throw std::invalid_argument(
+        fmt::format("{} pair ({}, {}) names a rank past the {} ranks placed", what, first, second, ranks));
+}
+
 }  // namespace
 
 std::optional<std::vector<int>> cpu_of_each_rank(const std::vector<std::string>& cpu_lists) {
@@ -60,12 +68,9 @@ std::optional<std::vector<int>> cpu_of_each_rank(const std::vector<std::string>&
 std::optional<WaitingRankCost> waiting_rank_cost(const WaitingMatesMeasurement& measurement,
                                                  const std::vector<int>& cpu_of_rank) {
   if (measurement.samples.empty()) return std::nullopt;
+  check_pair_placed("waiting-mates", measurement.first, measurement.second, cpu_of_rank);
   const auto ranks = static_cast<int>(cpu_of_rank.size());
   const int pair[2] = {measurement.first, measurement.second};
-  for (int rank : pair)
-    if (rank < 0 || rank >= ranks)
-      throw std::invalid_argument(fmt::format("waiting-mates pair ({}, {}) names a rank past the {} ranks placed",
-                                              measurement.first, measurement.second, ranks));
   WaitingRankCost result;
   for (int end : pair) {
     const int cpu = cpu_of_rank[static_cast<std::size_t>(end)];
@@ -91,10 +96,7 @@ std::optional<CpuClassFits> fit_cpu_classes(const Measurements& measurements, co
   std::vector<bool> is_same_cpu;
   CpuClassFits classes;
   for (const PairMeasurement& pair : measurements.pairs) {
-    const auto ranks = static_cast<int>(cpu_of_rank.size());
-    if (pair.first < 0 || pair.first >= ranks || pair.second < 0 || pair.second >= ranks)
-      throw std::invalid_argument(fmt::format("ping-pong pair ({}, {}) names a rank past the {} ranks placed",
-                                              pair.first, pair.second, ranks));
+    check_pair_placed("ping-pong", pair.first, pair.second, cpu_of_rank);
     const bool same = cpu_of_rank[static_cast<std::size_t>(pair.first)] ==
                       cpu_of_rank[static_cast<std::size_t>(pair.second)];
     ++(same ? classes.same_cpu_pairs : classes.cross_cpu_pairs);

@@ -115,6 +115,13 @@ void check_endpoints_reach_each_other_through_switches(const Topology& topology)
   }
 }
 
+// The one check of a CpuSharing that depends on the endpoints added so far.
+void check_one_cpu_per_endpoint(const CpuSharing& sharing, int endpoints) {
+  if (std::ssize(sharing.cpu_of_rank) != endpoints)
+    throw std::invalid_argument(fmt::format("cpu_sharing.cpu_of_rank has {} entries; expected one CPU per endpoint ({})",
+                                            sharing.cpu_of_rank.size(), endpoints));
+}
+
 }  // namespace
 
 std::string_view name_of(NodeKind kind) { return kind == NodeKind::endpoint ? "endpoint" : "switch"; }
@@ -156,9 +163,7 @@ void Topology::set_footprint_curves(FootprintCurves curves) {
 }
 
 void Topology::set_cpu_sharing(CpuSharing sharing) {
-  if (std::ssize(sharing.cpu_of_rank) != num_endpoints())
-    throw std::invalid_argument(fmt::format("cpu_sharing.cpu_of_rank has {} entries; expected one CPU per endpoint ({})",
-                                            sharing.cpu_of_rank.size(), num_endpoints()));
+  check_one_cpu_per_endpoint(sharing, num_endpoints());
   for (std::size_t rank = 0; rank < sharing.cpu_of_rank.size(); ++rank)
     if (sharing.cpu_of_rank[rank] < 0)
       throw std::invalid_argument(fmt::format("cpu_sharing.cpu_of_rank[{}] is {}; expected a CPU number >= 0", rank,
@@ -241,9 +246,7 @@ LinkId Topology::add_link(NodeId a, NodeId b, LinkDirection a_to_b, LinkDirectio
 
 void Topology::validate() const {
   if (num_endpoints() == 0) throw std::invalid_argument("the topology has no endpoint (rank)");
-  if (cpu_sharing_ && std::ssize(cpu_sharing_->cpu_of_rank) != num_endpoints())
-    throw std::invalid_argument(fmt::format("cpu_sharing.cpu_of_rank has {} entries; expected one CPU per endpoint ({})",
-                                            cpu_sharing_->cpu_of_rank.size(), num_endpoints()));
+  if (cpu_sharing_) check_one_cpu_per_endpoint(*cpu_sharing_, num_endpoints());
   check_no_parallel_links(*this);
   NodeSets components(num_nodes());
   for (DirectedLinkId id = 0; id < num_directed_links(); id += 2)

@@ -41,11 +41,11 @@ struct Node {
 // Ranks that share CPUs (processes bound to cores, more ranks than cores): rank r runs on CPU
 // cpu_of_rank[r]. The bandwidth of every link at a rank's endpoint, and gamma, are written for
 // `written_share` of a core, the share a rank gets while every rank of its CPU is busy. The
-// flow-level model instead gives a rank whose CPU has b busy ranks (a transfer in progress) and w
-// waiting ones 1 / (b + waiting_rank_cost x w) of the core: a waiting rank yields its CPU but its
-// polling still costs waiting_rank_cost of a busy rank (measured by ringlab calibrate; 1 keeps the
-// written share always, 0 gives the busy ranks the whole core). The closed form keeps the
-// written share.
+// flow-level model instead gives a rank whose CPU has b busy ranks (a flow or a reduction to
+// finish) and w waiting ones 1 / (b + waiting_rank_cost x w) of the core: a waiting rank yields
+// its CPU but its polling still costs waiting_rank_cost of a busy rank (measured by ringlab
+// calibrate; 1 keeps the written share always, 0 gives the busy ranks the whole core). The
+// closed form keeps the written share.
 struct CpuSharing {
   std::vector<int> cpu_of_rank;
   double written_share = 1;       // (0, 1]

@@ -305,10 +305,10 @@ Topology topology_from_json(const nlohmann::json& document) {
     }
   }
   if (document.contains("cpu_sharing")) {
+    CpuSharing sharing = cpu_sharing_from_json(document.at("cpu_sharing"));
     try {
-      topology.set_cpu_sharing(cpu_sharing_from_json(document.at("cpu_sharing")));
-    } catch (const std::invalid_argument& error) {
-      if (std::string_view(error.what()).starts_with("topology JSON")) throw;
+      topology.set_cpu_sharing(std::move(sharing));
+    } catch (const std::invalid_argument& error) {  // its message names the field
       throw std::invalid_argument(fmt::format("topology JSON: {}", error.what()));
     }
   }
