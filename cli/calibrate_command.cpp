@@ -65,12 +65,16 @@ std::vector<std::int64_t> ping_pong_sizes(const CalibrateArguments& arguments) {
   return sizes;
 }
 
-// Streaming sizes: the ping-pong sizes of 1 MiB and more (bandwidth-bound), else the largest.
-std::vector<std::int64_t> streaming_sizes(const std::vector<std::int64_t>& sizes) {
-  std::vector<std::int64_t> large;
-  std::copy_if(sizes.begin(), sizes.end(), std::back_inserter(large), [](std::int64_t b) { return b >= (1 << 20); });
-  if (large.empty()) large.push_back(sizes.back());
-  return large;
+// Streaming sizes: the ping-pong sizes from --beta-min-bytes up, those whose bandwidth the link
+// curve holds, so that the memory bus's capacity is measured at each footprint the link's is
+// (below 2 MiB the bus was the 2 MiB figure, clamped, and flows that each ran from their own
+// core's cache shared one transfer's bandwidth), else the largest.
+std::vector<std::int64_t> streaming_sizes(const std::vector<std::int64_t>& sizes, std::int64_t beta_min_bytes) {
+  std::vector<std::int64_t> chosen;
+  std::copy_if(sizes.begin(), sizes.end(), std::back_inserter(chosen),
+               [&](std::int64_t b) { return b >= beta_min_bytes; });
+  if (chosen.empty()) chosen.push_back(sizes.back());
+  return chosen;
 }
 
 // Sizes of the waiting-mates measurement: the ping-pong sizes from 128 KiB to 32 MiB (where the
@@ -261,8 +265,8 @@ int run_calibrate(Communicator& comm, const CalibrateArguments& arguments, const
   calibration::MeasureOptions options{sizes, arguments.min_seconds_per_size, arguments.timeout_seconds, &fault};
   calibration::Measurements measurements;
   measurements.pairs = calibration::measure_ping_pong(comm, options);
-  measurements.concurrent =
-      calibration::measure_concurrent(comm, machine.cores, streaming_sizes(sizes), arguments.timeout_seconds);
+  measurements.concurrent = calibration::measure_concurrent(
+      comm, machine.cores, streaming_sizes(sizes, parse_size(arguments.beta_min_bytes)), arguments.timeout_seconds);
   measurements.reduce = calibration::measure_reduce(comm, calibration::reduce_sizes(), arguments.timeout_seconds);
   measurements.waiting_mates = calibration::measure_waiting_mates(comm, options, waiting_mates_sizes(sizes));
   if (comm.rank() != 0) return 0;
