@@ -113,6 +113,10 @@ FittedParameters fit_parameters(const Measurements& measurements, int cores, con
   }
   parameters.reduce_fit = fit_relative(out_of_cache.size() >= 2 ? out_of_cache : reduce);
   parameters.gamma_seconds_per_byte = parameters.reduce_fit.slope;
+  std::vector<double> copy_ratios;
+  for (const ReduceSample& sample : measurements.reduce)
+    if (sample.copy_median_seconds > 0) copy_ratios.push_back(sample.copy_median_seconds / sample.median_seconds);
+  if (!copy_ratios.empty()) parameters.copy_cost_ratio = median(copy_ratios);
   parameters.curves = fit_footprint_curves(measurements, parameters.alpha_seconds, options);
   return parameters;
 }
@@ -168,6 +172,7 @@ Topology calibrated_topology(const FittedParameters& parameters, int endpoints) 
   Topology topology = make_preset_topology(host_shm_preset(parameters, endpoints));
   const double share = process_share(parameters, endpoints);
   topology.set_gamma_seconds_per_byte(parameters.gamma_seconds_per_byte / share);
+  if (parameters.copy_cost_ratio) topology.set_copy_cost_ratio(*parameters.copy_cost_ratio);
   topology.set_footprint_curves({scaled(parameters.curves.link_bandwidth, share), parameters.curves.switch_capacity,
                                  scaled(parameters.curves.gamma_seconds_per_byte, 1 / share), {}});
   return topology;
@@ -195,8 +200,11 @@ nlohmann::json calibration_record(const Measurements& measurements, const Fitted
                           {"slowest_rank_median_us", sample.seconds * 1e6},
                           {"aggregate_bytes_per_second", sample.aggregate_bytes_per_second}});
   nlohmann::json reduce = nlohmann::json::array();
-  for (const ReduceSample& sample : measurements.reduce)
-    reduce.push_back({{"bytes", sample.bytes}, {"iterations", sample.iterations}, {"median_us", sample.median_seconds * 1e6}});
+  for (const ReduceSample& sample : measurements.reduce) {
+    nlohmann::json entry = {{"bytes", sample.bytes}, {"iterations", sample.iterations}, {"median_us", sample.median_seconds * 1e6}};
+    if (sample.copy_median_seconds > 0) entry["copy_median_us"] = sample.copy_median_seconds * 1e6;
+    reduce.push_back(std::move(entry));
+  }
   nlohmann::json record = context;
   record["ping_pong"] = {
       {"what", "round trip / 2 through the Communicator, median over iterations, per pair and size"},
@@ -212,6 +220,7 @@ nlohmann::json calibration_record(const Measurements& measurements, const Fitted
   record["reduce"] = {{"what", "reduce_to float32 sum on rank 0 alone, out of place, operands in and out of the last-level cache"},
                       {"samples", std::move(reduce)},
                       {"fit", fit_to_json(parameters.reduce_fit, "intercept_seconds", "gamma_seconds_per_byte")}};
+  if (parameters.copy_cost_ratio) record["reduce"]["copy_cost_ratio"] = *parameters.copy_cost_ratio;
   if (!measurements.waiting_mates.samples.empty()) {
     nlohmann::json samples = nlohmann::json::array();
     for (const WaitingMatesSample& sample : measurements.waiting_mates.samples)

@@ -32,6 +32,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -64,6 +65,9 @@ struct FittedParameters {
   bool memory_saturated = false;
   double gamma_seconds_per_byte = 0;      // one process on a core of its own
   LinearFit reduce_fit;
+  // Median over the reduce sizes of copy time / reduce time (the same operand bytes); nothing when
+  // the record has no copy timing.
+  std::optional<double> copy_cost_ratio;
   FootprintCurves curves;                 // step 5, one process on a core of its own
 };
 

@@ -86,7 +86,9 @@ RecordedCalibration measurements_from_record(const nlohmann::json& record) {
     const std::string at = fmt::format("reduce.samples[{}]", i);
     recorded.measurements.reduce.push_back({positive_integer(reduce[i], "bytes", at),
                                             static_cast<int>(positive_integer(reduce[i], "iterations", at)),
-                                            positive(reduce[i], "median_us", at) * 1e-6});
+                                            positive(reduce[i], "median_us", at) * 1e-6,
+                                            reduce[i].contains("copy_median_us") ? positive(reduce[i], "copy_median_us", at) * 1e-6
+                                                                                 : 0.0});
   }
   if (record.contains("waiting_mates")) {
     const nlohmann::json& mates = record.at("waiting_mates");

@@ -271,26 +271,31 @@ int reduce_iterations(std::int64_t bytes) {
 
 std::vector<ReduceSample> measure_reduce(Communicator& comm, const std::vector<std::int64_t>& sizes,
                                          double timeout_seconds) {
-  std::vector<double> payload(sizes.size(), 0.0);
+  std::vector<double> payload(2 * sizes.size(), 0.0);  // per size: reduce, then copy
   if (comm.rank() == 0) {
     const std::int64_t largest = *std::max_element(sizes.begin(), sizes.end());
     const auto floats = static_cast<std::size_t>(largest / 4);
     std::vector<float> a(floats, 1.0f), b(floats, 2.0f), out(floats, 0.0f);
     for (std::size_t i = 0; i < sizes.size(); ++i) {
       const auto count = static_cast<std::size_t>(sizes[i] / 4);
-      std::vector<double> times;
+      std::vector<double> times, copy_times;
       for (int k = -1; k < reduce_iterations(sizes[i]); ++k) {  // k = -1: warm-up
         const auto start = Clock::now();
         reduce_to(out.data(), a.data(), b.data(), count, DataType::float32, ReduceOp::sum);
         if (k >= 0) times.push_back(seconds_since(start));
+        const auto copy_start = Clock::now();
+        std::memcpy(out.data(), a.data(), count * sizeof(float));
+        if (k >= 0) copy_times.push_back(seconds_since(copy_start));
       }
-      payload[i] = median(times);
+      payload[2 * i] = median(times);
+      payload[2 * i + 1] = median(copy_times);
     }
   }
   gather_on_rank0(comm, payload, timeout_seconds);
   std::vector<ReduceSample> samples;
   if (comm.rank() != 0) return samples;
-  for (std::size_t i = 0; i < sizes.size(); ++i) samples.push_back({sizes[i] / 4 * 4, reduce_iterations(sizes[i]), payload[i]});
+  for (std::size_t i = 0; i < sizes.size(); ++i)
+    samples.push_back({sizes[i] / 4 * 4, reduce_iterations(sizes[i]), payload[2 * i], payload[2 * i + 1]});
   return samples;
 }
 

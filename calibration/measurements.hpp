@@ -67,6 +67,10 @@ struct ReduceSample {
   std::int64_t bytes = 0;  // bytes of one operand (what the simulator's gamma is per)
   int iterations = 0;
   double median_seconds = 0;
+  // The same bytes copied (memcpy, one read and one write), timed beside the reduction: what a
+  // copy costs over a reduction (the executor's scratch copies). 0: not measured (records written
+  // before 2026-12-05 10:00 UTC).
+  double copy_median_seconds = 0;
 };
 
 // The pairs measured: every pair (a < b) for N <= 8; for larger N a fixed sample of neighbours,

@@ -138,6 +138,7 @@ Topology per_cpu_topology(const FittedParameters& parameters, const CpuClassFits
     topology.add_link(rank, cpu_switch.at(cpu_of_rank[static_cast<std::size_t>(rank)]), same);
   }
   topology.set_gamma_seconds_per_byte(parameters.gamma_seconds_per_byte / share);
+  if (parameters.copy_cost_ratio) topology.set_copy_cost_ratio(*parameters.copy_cost_ratio);
 
   FootprintCurves curves;
   curves.switch_capacity = parameters.curves.switch_capacity;

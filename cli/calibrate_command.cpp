@@ -115,6 +115,12 @@ void print_summary(const calibration::Measurements& measurements, const calibrat
                                   : "not saturated: a lower bound of the shared capacity");
   fmt::print("# reduce kernel (float32 sum, out of cache): gamma {:.4g} s/B ({:.2f} GB/s reduced) on one core\n",
              fit.gamma_seconds_per_byte, 1e-9 / fit.gamma_seconds_per_byte);
+  if (fit.copy_cost_ratio)
+    fmt::print("# copy (memcpy of the same bytes): {:.3f} x a reduction's time, median over the reduce sizes; the "
+               "flow-level model prices the executor's scratch copies with it\n",
+               *fit.copy_cost_ratio);
+  else
+    fmt::print("# copy: not measured (a record from before copy timing); scratch copies are free in the model\n");
   fmt::print("# footprint curves (one process on a core of its own; footprint = bytes all ranks' buffers touch):\n");
   fmt::print("{:>14} {:>14}   {:>14} {:>14}   {:>14} {:>14}\n", "footprint B", "link GB/s", "footprint B",
              "memory GB/s", "footprint B", "reduce GB/s");

@@ -6,6 +6,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <queue>
 #include <stdexcept>
 #include <utility>
@@ -14,6 +15,7 @@
 #include "job_footprint.hpp"
 #include "max_min.hpp"
 #include "schedule_walk.hpp"
+#include "scratch_receives.hpp"
 
 namespace ringlab::simulator {
 
@@ -84,7 +86,7 @@ struct Flow {
 };
 
 struct Slot {
-  double reduce_bytes = 0;  // 0 for a plain receive
+  double reduce_bytes = 0;  // bytes reduced, plus copy_cost_ratio x bytes copied to scratch (0: neither)
   double arrival = 0;
   bool arrived = false;
 };
@@ -110,7 +112,7 @@ struct RankState {
 class Simulation {
  public:
   Simulation(FlowRoutes& routes, double gamma, const FlowLevelOptions& options, const Schedule& schedule,
-             std::int64_t count, DataType type)
+             std::int64_t count, DataType type, Placement placement)
       : routes_(routes),
         gamma_(gamma),
         options_(options),
@@ -129,6 +131,10 @@ class Simulation {
         busy_(static_cast<std::size_t>(routes.num_resources()), 0.0),
         loads_(static_cast<std::size_t>(routes.num_resources())) {
     set_up_cpu_sharing();
+    if (const std::optional<double> ratio = routes_.topology().copy_cost_ratio(); ratio && *ratio > 0) {
+      copy_cost_ratio_ = *ratio;
+      scratch_.emplace(schedule.nranks, count, schedule.nchunks, piece_elements_, placement);
+    }
   }
 
   // Ranks that share CPUs (Topology::cpu_sharing): which resources are links at a rank's endpoint.
@@ -268,6 +274,12 @@ class Simulation {
       state.cpu_free = now;
       state.pending_send_pieces = 0;
       receives_.clear();
+      if (scratch_) {  // which receive pieces the executor lands in scratch, in slot order
+        resolved_.clear();
+        for (const Op& written : step_ops(schedule_, rank, step))
+          resolved_.push_back(schedule_.circulant ? schedule_.resolve(written, rank) : written);
+        scratch_->next_step(rank, resolved_, lands_in_scratch_);
+      }
       for (const Op& written : step_ops(schedule_, rank, step)) {
         const Op op = schedule_.circulant ? schedule_.resolve(written, rank) : written;
         PieceCursor cursor = pieces_of(op);
@@ -278,9 +290,12 @@ class Simulation {
           continue;
         }
         receives_.push_back({rank, step, op, static_cast<int>(state.slots.size())});
-        for (std::int64_t elements = cursor.next(); elements > 0; elements = cursor.next())
-          state.slots.push_back({op.kind == OpKind::recv_reduce ? static_cast<double>(elements) * element_bytes_ : 0.0,
+        for (std::int64_t elements = cursor.next(); elements > 0; elements = cursor.next()) {
+          const double bytes = static_cast<double>(elements) * element_bytes_;
+          const bool copied = scratch_ && lands_in_scratch_[state.slots.size()] != 0;
+          state.slots.push_back({(op.kind == OpKind::recv_reduce ? bytes : 0.0) + (copied ? copy_cost_ratio_ * bytes : 0.0),
                                  0.0, false});
+        }
       }
       if (state.pending_send_pieces == 0 && state.slots.empty()) {
         record({rank, step, -1, 0.0, now, now});
@@ -559,6 +574,11 @@ class Simulation {
   std::vector<RankState> ranks_;
   std::vector<std::vector<WaitingReceive>> waiting_;  // by sender
   std::vector<WaitingReceive> receives_;              // scratch of enter_step
+  // The executor's scratch copies, priced when the topology has a copy cost (copy_cost_ratio).
+  std::optional<ScratchReceives> scratch_;
+  double copy_cost_ratio_ = 0;
+  std::vector<Op> resolved_;                      // scratch of enter_step: the step's ops, peers resolved
+  std::vector<unsigned char> lands_in_scratch_;   // per receive piece of the step
   std::vector<Flow> flows_;
   std::vector<int> free_flows_;
   std::vector<std::vector<int>> resource_flows_;  // the flows on each resource now
@@ -615,9 +635,9 @@ FlowPrediction FlowLevelModel::predict(const Schedule& schedule, std::int64_t co
                                        Placement placement) {
   check_schedule(schedule, topology_, count);
   if (!topology_.footprint_curves().empty())
-    return at_footprint(job_footprint_bytes(schedule, count, type, placement)).predict(schedule, count, type);
+    return at_footprint(job_footprint_bytes(schedule, count, type, placement)).predict(schedule, count, type, placement);
   routes_->release_cache();
-  return Simulation(*routes_, gamma_seconds_per_byte_, options_, schedule, count, type).run();
+  return Simulation(*routes_, gamma_seconds_per_byte_, options_, schedule, count, type, placement).run();
 }
 
 }  // namespace ringlab::simulator

@@ -319,6 +319,42 @@ TEST(CalibrationFootprint, RecoversAKnownSyntheticCurve) {
   EXPECT_EQ(four.footprint_curves().switch_capacity, curves.switch_capacity);
 }
 
+// A copy timed beside each reduction gives the copy cost ratio (the median of copy / reduce over
+// the sizes), which the record keeps and both topologies carry; a record without copy times
+// (written before they were measured) gives none, and the model then prices no copy.
+TEST(CalibrationTopology, CopyCostRatioFromTheCopiesTimedBesideTheReductions) {
+  auto measurements = synthetic_measurements(1e-6, 2e-10, 30e9, 1e-10);
+  EXPECT_FALSE(calibration::fit_parameters(measurements, 2).copy_cost_ratio);
+  EXPECT_FALSE(calibration::calibrated_topology(calibration::fit_parameters(measurements, 2), 2).copy_cost_ratio());
+  const double ratios[] = {0.5, 0.7, 0.6};
+  for (std::size_t i = 0; i < measurements.reduce.size(); ++i)
+    measurements.reduce[i].copy_median_seconds = ratios[i] * measurements.reduce[i].median_seconds;
+  const auto fit = calibration::fit_parameters(measurements, 2);
+  ASSERT_TRUE(fit.copy_cost_ratio);
+  EXPECT_NEAR(*fit.copy_cost_ratio, 0.6, 1e-12);
+  EXPECT_NEAR(*calibration::calibrated_topology(fit, 4).copy_cost_ratio(), 0.6, 1e-12);
+  calibration::Measurements bound = bound_measurements();
+  for (calibration::ReduceSample& sample : bound.reduce) sample.copy_median_seconds = 0.6 * sample.median_seconds;
+  const std::vector<int> cpus = {0, 1, 0, 1};
+  const auto classes = calibration::fit_cpu_classes(bound, cpus, {});
+  ASSERT_TRUE(classes);
+  EXPECT_NEAR(*calibration::per_cpu_topology(calibration::fit_parameters(bound, 2), *classes, cpus).copy_cost_ratio(), 0.6,
+              1e-12);
+  const nlohmann::json record = calibration::calibration_record(measurements, fit, {{"tool", "test"}, {"endpoints", 4}});
+  EXPECT_NEAR(record["reduce"]["copy_cost_ratio"].get<double>(), 0.6, 1e-12);
+  const auto back = calibration::measurements_from_record(record);
+  EXPECT_NEAR(back.measurements.reduce[1].copy_median_seconds, measurements.reduce[1].copy_median_seconds, 1e-15);
+  EXPECT_NEAR(*calibration::fit_parameters(back.measurements, 2).copy_cost_ratio, 0.6, 1e-9);
+  nlohmann::json bad = record;
+  bad["reduce"]["samples"][0]["copy_median_us"] = 0;
+  try {
+    calibration::measurements_from_record(bad);
+    ADD_FAILURE() << "accepted a copy time of 0";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_NE(std::string(error.what()).find("reduce.samples[0].copy_median_us: is 0"), std::string::npos) << error.what();
+  }
+}
+
 TEST(CalibrationFootprint, RecordReadsBackToTheSameFit) {
   auto measurements = synthetic_measurements(1e-6, 2e-10, 30e9, 1e-10);
   measurements.waiting_mates = waiting_mates({1.2, 1.4});
@@ -429,6 +465,7 @@ TEST(CalibrationMeasure, ThreadsBackendMeasuresEveryPairAndTheKernel) {
   EXPECT_GT(concurrent.samples[0].aggregate_bytes_per_second, 0);
   ASSERT_EQ(reduce.size(), 2u);
   EXPECT_GT(reduce[1].median_seconds, 0);
+  EXPECT_GT(reduce[1].copy_median_seconds, 0);
   // Ranks 0 and 1 with rank 2 sleeping, then polling: both times at each size.
   EXPECT_EQ(waiting.first, 0);
   EXPECT_EQ(waiting.second, 1);

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -17,6 +18,7 @@
 #include "max_min.hpp"
 #include "presets.hpp"
 #include "routing.hpp"
+#include "scratch_receives.hpp"
 
 namespace ringlab {
 namespace {
@@ -153,6 +155,64 @@ TEST(SimulatorFlowLevel, CpuSharingGivesABusyRankWhatItsWaitingMateLeaves) {
   const Schedule server = make_schedule("parameter_server", Collective::allreduce, 4);
   EXPECT_LT(FlowLevelModel(free_waiting, gamma_seconds_per_byte).predict(server, count, DataType::float32).prediction.seconds,
             as_written.predict(server, count, DataType::float32).prediction.seconds);
+}
+
+// The executor lands a receive in scratch when a send of its step still reads those elements
+// from the output, or another receive of the step writes them (scratch_receives.hpp); with a copy
+// cost that receive costs copy_cost_ratio x gamma per byte more, and without one nothing changes.
+TEST(SimulatorFlowLevel, ScratchCopiesCostTheCopyRatioWhereTheExecutorCopies) {
+  const std::int64_t count = 1 << 20;
+  const double bytes = count * 4.0;
+  const double ratio = 0.625;
+  const double copy = ratio * gamma_seconds_per_byte * bytes;
+  const Topology plain = make_preset_topology("fully-connected:4,bw=10e9,lat=0.5e-6");
+  Topology copying = plain;
+  copying.set_copy_cost_ratio(ratio);
+  FlowLevelModel without(plain, gamma_seconds_per_byte);
+  FlowLevelModel with(copying, gamma_seconds_per_byte);
+  auto extra = [&](const char* algorithm, Placement placement) {
+    const Schedule schedule = make_schedule(algorithm, Collective::allreduce, 4);
+    return with.predict(schedule, count, DataType::float32, placement).prediction.seconds -
+           without.predict(schedule, count, DataType::float32, placement).prediction.seconds;
+  };
+  // recursive_doubling sends and receives its whole buffer in both steps: out of place its first
+  // step's sends read the input, the second's the output; in place both read the output.
+  EXPECT_NEAR(extra("recursive_doubling", Placement::out_of_place), copy, 1e-12);
+  EXPECT_NEAR(extra("recursive_doubling", Placement::in_place), 2 * copy, 1e-12);
+  // The server's three receives share every element: all three are copied, one after another.
+  EXPECT_NEAR(extra("parameter_server", Placement::out_of_place), 3 * copy, 1e-12);
+  EXPECT_NEAR(extra("parameter_server", Placement::in_place), 3 * copy, 1e-12);
+  // These never receive in a step what they send or another receive writes: no copy at all.
+  for (const char* algorithm : {"ring", "interval_paired", "halving_doubling"})
+    for (Placement placement : {Placement::out_of_place, Placement::in_place})
+      EXPECT_EQ(extra(algorithm, placement), 0.0) << algorithm;
+}
+
+// The rule itself, step by step for one rank (pieces of 4 elements of a 16-element buffer in 4 chunks).
+TEST(SimulatorScratchReceives, FollowsTheExecutorsRuleAndItsRecordOfTheOutput) {
+  std::vector<unsigned char> scratch;
+  const Op send_all{OpKind::send, 1, {0, 4}};
+  const Op reduce_all{OpKind::recv_reduce, 1, {0, 4}};
+  simulator::ScratchReceives out_of_place(2, 16, 4, 4, Placement::out_of_place);
+  out_of_place.next_step(0, std::vector<Op>{send_all, reduce_all}, scratch);
+  EXPECT_EQ(scratch, (std::vector<unsigned char>{0, 0, 0, 0}));  // the sends read the input
+  out_of_place.next_step(0, std::vector<Op>{send_all, reduce_all}, scratch);
+  EXPECT_EQ(scratch, (std::vector<unsigned char>{1, 1, 1, 1}));  // now the output holds them
+  simulator::ScratchReceives in_place(2, 16, 4, 4, Placement::in_place);
+  // A send of chunk 0 and a receive of chunks 1-2 (the ring's pattern): nothing shared.
+  in_place.next_step(0, std::vector<Op>{{OpKind::send, 1, {0, 1}}, {OpKind::recv_reduce, 1, {1, 3}}}, scratch);
+  EXPECT_EQ(scratch, (std::vector<unsigned char>{0, 0}));
+  // Two receives writing chunk 2: both of their pieces there, and no other.
+  in_place.next_step(1, std::vector<Op>{{OpKind::recv, 0, {1, 3}}, {OpKind::recv_reduce, 0, {2, 4}}}, scratch);
+  EXPECT_EQ(scratch, (std::vector<unsigned char>{0, 1, 1, 0}));
+  // A wrapping send (chunks 3, 0) read from the output: the receive of chunk 0 shares it.
+  in_place.next_step(0, std::vector<Op>{{OpKind::send, 1, {3, 5}}, {OpKind::recv, 1, {0, 1}}, {OpKind::recv, 1, {1, 2}}},
+                     scratch);
+  EXPECT_EQ(scratch, (std::vector<unsigned char>{1, 0}));
+  // Whole transfers (the flow-level model without segments): one piece per element range.
+  simulator::ScratchReceives whole(2, 16, 4, std::numeric_limits<std::int64_t>::max(), Placement::in_place);
+  whole.next_step(0, std::vector<Op>{send_all, reduce_all}, scratch);
+  EXPECT_EQ(scratch, (std::vector<unsigned char>{1}));
 }
 
 TEST(SimulatorFlowLevel, ParameterServerIncastTakesNMinusOneTimesTheServerLinkTime) {

@@ -599,5 +599,30 @@ TEST(TopologyCpuSharing, RoundTripsIsShownAndRefusesBadValuesNamingThem) {
   EXPECT_NE(reader_error(bad).find("cpu_sharing: unknown field \"cores\""), std::string::npos) << reader_error(bad);
 }
 
+TEST(TopologyCopyCost, RoundTripsIsShownAndRefusesBadValuesNamingThem) {
+  Topology topology = make_preset_topology("host-shm:2");
+  EXPECT_FALSE(topology.copy_cost_ratio());
+  EXPECT_FALSE(to_json(topology).contains("copy_cost_ratio"));
+  topology.set_copy_cost_ratio(0.625);
+  const nlohmann::json document = to_json(topology);
+  EXPECT_EQ(topology_from_json(document).copy_cost_ratio(), 0.625);
+  std::ostringstream laid_out;
+  write_topology_json(laid_out, topology);
+  EXPECT_EQ(topology_from_json(nlohmann::json::parse(laid_out.str())).copy_cost_ratio(), 0.625);
+  EXPECT_EQ(topology.at_footprint(1 << 20).copy_cost_ratio(), 0.625);
+  std::ostringstream summary;
+  print_topology_summary(summary, topology, RouteListing::examples);
+  EXPECT_NE(summary.str().find("copy cost: copying a byte costs 0.625 x gamma"), std::string::npos) << summary.str();
+
+  EXPECT_THROW(topology.set_copy_cost_ratio(-1), std::invalid_argument);
+  EXPECT_THROW(topology.set_copy_cost_ratio(std::numeric_limits<double>::infinity()), std::invalid_argument);
+  nlohmann::json bad = document;
+  bad["copy_cost_ratio"] = -0.5;
+  EXPECT_NE(reader_error(bad).find("topology JSON: copy_cost_ratio: is -0.5; expected a number >= 0"), std::string::npos)
+      << reader_error(bad);
+  bad["copy_cost_ratio"] = "cheap";
+  EXPECT_NE(reader_error(bad).find("copy_cost_ratio: is \"cheap\""), std::string::npos) << reader_error(bad);
+}
+
 }  // namespace
 }  // namespace ringlab

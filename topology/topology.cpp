@@ -133,6 +133,13 @@ void Topology::set_gamma_seconds_per_byte(double seconds_per_byte) {
   gamma_seconds_per_byte_ = seconds_per_byte;
 }
 
+void Topology::set_copy_cost_ratio(double copy_over_reduce) {
+  if (!std::isfinite(copy_over_reduce) || copy_over_reduce < 0)
+    throw std::invalid_argument(fmt::format(
+        "copy cost ratio {} is not a finite number >= 0 (copying a byte over reducing one, e.g. 0.7)", copy_over_reduce));
+  copy_cost_ratio_ = copy_over_reduce;
+}
+
 void Topology::set_footprint_curves(FootprintCurves curves) {
   if (!curves.link_bandwidth.empty() && !curves.link_bandwidth_factor.empty())
     throw std::invalid_argument(

@@ -80,6 +80,13 @@ class Topology {
   // calibrated topology carries it; the simulator uses it unless given another). Throws
   // std::invalid_argument for a negative or non-finite value.
   void set_gamma_seconds_per_byte(double seconds_per_byte);
+  // What copying a byte costs the ranks' CPUs, as a multiple of gamma (reducing a byte), when
+  // known (ringlab calibrate measures both kernels). The flow-level model prices with it the
+  // executor's scratch copy: a receive whose elements a send of the same step still reads lands
+  // in scratch and is combined from there, one copy more than a receive combined as it arrives.
+  // Without it, that copy is free (the presets). Throws std::invalid_argument for a negative or
+  // non-finite value.
+  void set_copy_cost_ratio(double copy_over_reduce);
   // Bandwidths and gamma that depend on the job's footprint (footprint_curve.hpp). Throws
   // std::invalid_argument, naming the link or switch, when a link_bandwidth curve is given but
   // the links do not all have one bandwidth (both directions), or a switch_capacity curve but
@@ -98,6 +105,7 @@ class Topology {
   const std::string& name() const { return name_; }
   bool endpoints_forward() const { return endpoints_forward_; }
   std::optional<double> gamma_seconds_per_byte() const { return gamma_seconds_per_byte_; }
+  std::optional<double> copy_cost_ratio() const { return copy_cost_ratio_; }
   const FootprintCurves& footprint_curves() const { return footprint_curves_; }
   const std::optional<CpuSharing>& cpu_sharing() const { return cpu_sharing_; }
   int num_nodes() const { return static_cast<int>(nodes_.size()); }
@@ -123,6 +131,7 @@ class Topology {
   std::string name_;
   bool endpoints_forward_ = false;
   std::optional<double> gamma_seconds_per_byte_;
+  std::optional<double> copy_cost_ratio_;
   FootprintCurves footprint_curves_;
   std::optional<CpuSharing> cpu_sharing_;
   std::vector<Node> nodes_;

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
+#include <optional>
 #include <ostream>
 #include <string_view>
 #include <nlohmann/json.hpp>
@@ -190,6 +191,15 @@ CpuSharing cpu_sharing_from_json(const nlohmann::json& value) {
   return sharing;
 }
 
+// An optional top-level number, finite and >= 0; the error names the field and what it expects.
+std::optional<double> optional_non_negative(const nlohmann::json& document, const char* field, const char* expected) {
+  if (!document.contains(field)) return std::nullopt;
+  const nlohmann::json& value = document.at(field);
+  if (!value.is_number() || !std::isfinite(value.get<double>()) || value.get<double>() < 0)
+    fail(field, fmt::format("is {}; expected {}", value.dump(), expected));
+  return value.get<double>();
+}
+
 }  // namespace
 
 nlohmann::json to_json(const Topology& topology) {
@@ -220,6 +230,7 @@ nlohmann::json to_json(const Topology& topology) {
                               {"nodes", std::move(nodes)},
                               {"links", std::move(links)}};
   if (topology.gamma_seconds_per_byte()) document["gamma_seconds_per_byte"] = *topology.gamma_seconds_per_byte();
+  if (topology.copy_cost_ratio()) document["copy_cost_ratio"] = *topology.copy_cost_ratio();
   if (!topology.footprint_curves().empty()) document["footprint_curves"] = curves_to_json(topology.footprint_curves());
   if (const std::optional<CpuSharing>& sharing = topology.cpu_sharing())
     document["cpu_sharing"] = {{"cpu_of_rank", sharing->cpu_of_rank},
@@ -234,6 +245,7 @@ void write_topology_json(std::ostream& out, const Topology& topology) {
       << ", \"endpoints_forward\": " << document.at("endpoints_forward").dump();
   if (document.contains("gamma_seconds_per_byte"))
     out << ", \"gamma_seconds_per_byte\": " << document.at("gamma_seconds_per_byte").dump();
+  if (document.contains("copy_cost_ratio")) out << ", \"copy_cost_ratio\": " << document.at("copy_cost_ratio").dump();
   out << ",\n";
   if (document.contains("footprint_curves")) {
     out << " \"footprint_curves\": {";
@@ -257,8 +269,8 @@ void write_topology_json(std::ostream& out, const Topology& topology) {
 
 Topology topology_from_json(const nlohmann::json& document) {
   require_object(document, "(top level)",
-                 {"schema", "name", "endpoints_forward", "gamma_seconds_per_byte", "footprint_curves", "cpu_sharing",
-                  "nodes", "links", "calibration"});
+                 {"schema", "name", "endpoints_forward", "gamma_seconds_per_byte", "copy_cost_ratio", "footprint_curves",
+                  "cpu_sharing", "nodes", "links", "calibration"});
   const nlohmann::json& schema = field(document, "schema", "(top level)");
   if (schema != topology_schema)
     fail("schema", fmt::format("is {}; this build reads \"{}\"", schema.dump(), topology_schema));
@@ -286,13 +298,12 @@ Topology topology_from_json(const nlohmann::json& document) {
     fail("links", fmt::format("has {} entries; the limit is {}", links.size(), max_topology_links));
   Topology topology(std::move(name));
   topology.set_endpoints_forward(endpoints_forward);
-  if (document.contains("gamma_seconds_per_byte")) {
-    const nlohmann::json& gamma = document.at("gamma_seconds_per_byte");
-    if (!gamma.is_number() || !std::isfinite(gamma.get<double>()) || gamma.get<double>() < 0)
-      fail("gamma_seconds_per_byte", fmt::format("is {}; expected a number of seconds per byte >= 0, e.g. 1e-10",
-                                                 gamma.dump()));
-    topology.set_gamma_seconds_per_byte(gamma.get<double>());
-  }
+  if (const std::optional<double> gamma =
+          optional_non_negative(document, "gamma_seconds_per_byte", "a number of seconds per byte >= 0, e.g. 1e-10"))
+    topology.set_gamma_seconds_per_byte(*gamma);
+  if (const std::optional<double> ratio = optional_non_negative(
+          document, "copy_cost_ratio", "a number >= 0 (copying a byte over reducing one, e.g. 0.7)"))
+    topology.set_copy_cost_ratio(*ratio);
   topology.reserve(static_cast<std::int64_t>(nodes.size()), static_cast<std::int64_t>(links.size()));
   for (std::size_t i = 0; i < nodes.size(); ++i) add_node_from_json(topology, nodes[i], i);
   for (std::size_t i = 0; i < links.size(); ++i) add_link_from_json(topology, links[i], i);

@@ -78,6 +78,10 @@ void print_topology_summary(std::ostream& out, const Topology& topology, RouteLi
                "{:.3g} x waiting ranks of its CPU)\n",
                fmt::join(groups, "; "), sharing->written_share, sharing->waiting_rank_cost);
   }
+  if (const std::optional<double> ratio = topology.copy_cost_ratio())
+    fmt::print(out, "copy cost: copying a byte costs {:.3g} x gamma; flow-level: a receive the executor lands in scratch "
+                    "pays that copy\n",
+               *ratio);
 
   Router router(topology);
   int farthest = 0;
