@@ -160,6 +160,11 @@ FootprintCurves fit_footprint_curves(const Measurements& measurements, double al
       curve_by_size(reduce_times, reduce_footprint_bytes,
                     [](double bytes, double seconds) { return seconds / bytes; });
   if (curves.gamma_seconds_per_byte.empty()) throw std::invalid_argument("calibration has no reduce measurement");
+  std::map<std::int64_t, std::vector<double>> copy_ratios;  // at the reduction's footprint, as gamma's
+  for (const ReduceSample& sample : measurements.reduce)
+    if (sample.copy_median_seconds > 0) copy_ratios[sample.bytes].push_back(sample.copy_median_seconds / sample.median_seconds);
+  if (!copy_ratios.empty())
+    curves.copy_cost_ratio = curve_by_size(copy_ratios, reduce_footprint_bytes, [](double, double ratio) { return ratio; });
   return curves;
 }
 
@@ -173,8 +178,12 @@ Topology calibrated_topology(const FittedParameters& parameters, int endpoints) 
   const double share = process_share(parameters, endpoints);
   topology.set_gamma_seconds_per_byte(parameters.gamma_seconds_per_byte / share);
   if (parameters.copy_cost_ratio) topology.set_copy_cost_ratio(*parameters.copy_cost_ratio);
-  topology.set_footprint_curves({scaled(parameters.curves.link_bandwidth, share), parameters.curves.switch_capacity,
-                                 scaled(parameters.curves.gamma_seconds_per_byte, 1 / share), {}});
+  FootprintCurves curves;
+  curves.link_bandwidth = scaled(parameters.curves.link_bandwidth, share);
+  curves.switch_capacity = parameters.curves.switch_capacity;
+  curves.gamma_seconds_per_byte = scaled(parameters.curves.gamma_seconds_per_byte, 1 / share);
+  curves.copy_cost_ratio = parameters.curves.copy_cost_ratio;  // a ratio of two CPU times: not scaled
+  topology.set_footprint_curves(std::move(curves));
   return topology;
 }
 

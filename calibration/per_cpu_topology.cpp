@@ -144,6 +144,7 @@ Topology per_cpu_topology(const FittedParameters& parameters, const CpuClassFits
   curves.switch_capacity = parameters.curves.switch_capacity;
   curves.gamma_seconds_per_byte = scaled(parameters.curves.gamma_seconds_per_byte, 1 / share);
   curves.link_bandwidth_factor = classes.link_bandwidth_factor;
+  curves.copy_cost_ratio = parameters.curves.copy_cost_ratio;
   topology.set_footprint_curves(std::move(curves));
   topology.set_cpu_sharing({cpu_of_rank, share, classes.waiting ? classes.waiting->cost : 1.0});
   topology.validate();

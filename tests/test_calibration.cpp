@@ -332,6 +332,11 @@ TEST(CalibrationTopology, CopyCostRatioFromTheCopiesTimedBesideTheReductions) {
   const auto fit = calibration::fit_parameters(measurements, 2);
   ASSERT_TRUE(fit.copy_cost_ratio);
   EXPECT_NEAR(*fit.copy_cost_ratio, 0.6, 1e-12);
+  // Per size, at the reduction's footprint (where gamma's curve has its points).
+  ASSERT_EQ(fit.curves.copy_cost_ratio.points().size(), 3u);
+  EXPECT_EQ(fit.curves.copy_cost_ratio.points()[0].footprint_bytes, reduce_footprint_bytes(16 << 20));
+  EXPECT_NEAR(fit.curves.copy_cost_ratio.points()[1].value, 0.7, 1e-12);
+  EXPECT_EQ(calibration::calibrated_topology(fit, 4).footprint_curves().copy_cost_ratio, fit.curves.copy_cost_ratio);
   EXPECT_NEAR(*calibration::calibrated_topology(fit, 4).copy_cost_ratio(), 0.6, 1e-12);
   calibration::Measurements bound = bound_measurements();
   for (calibration::ReduceSample& sample : bound.reduce) sample.copy_median_seconds = 0.6 * sample.median_seconds;

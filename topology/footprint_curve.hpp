@@ -45,16 +45,18 @@ inline bool operator==(const CurvePoint& a, const CurvePoint& b) {
 //   link_bandwidth_factor: a number multiplying every link's written bandwidth at that footprint,
 //                    for links of several bandwidths (not with link_bandwidth);
 //   switch_capacity: bytes/s of every limited switch (they must all have one capacity);
-//   gamma:           seconds per byte reduced (replaces gamma_seconds_per_byte).
+//   gamma:           seconds per byte reduced (replaces gamma_seconds_per_byte);
+//   copy_cost_ratio: copying a byte over reducing one (replaces copy_cost_ratio).
 struct FootprintCurves {
   FootprintCurve link_bandwidth;
   FootprintCurve switch_capacity;
   FootprintCurve gamma_seconds_per_byte;
   FootprintCurve link_bandwidth_factor;
+  FootprintCurve copy_cost_ratio;
 
   bool empty() const {
     return link_bandwidth.empty() && switch_capacity.empty() && gamma_seconds_per_byte.empty() &&
-           link_bandwidth_factor.empty();
+           link_bandwidth_factor.empty() && copy_cost_ratio.empty();
   }
   friend bool operator==(const FootprintCurves&, const FootprintCurves&) = default;
 };

@@ -204,6 +204,8 @@ Topology Topology::at_footprint(double footprint_bytes) const {
   }
   if (!footprint_curves_.gamma_seconds_per_byte.empty())
     copy.gamma_seconds_per_byte_ = footprint_curves_.gamma_seconds_per_byte.at(footprint_bytes);
+  if (!footprint_curves_.copy_cost_ratio.empty())
+    copy.copy_cost_ratio_ = footprint_curves_.copy_cost_ratio.at(footprint_bytes);
   return copy;
 }
 

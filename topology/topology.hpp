@@ -97,7 +97,7 @@ class Topology {
   // per endpoint, or a share or cost is out of range. Call after the endpoints.
   void set_cpu_sharing(CpuSharing sharing);
   // This topology as it is for a job touching `footprint_bytes`: every link's bandwidth, every
-  // limited switch's capacity and gamma replaced by their curves' values there (those without a
+  // limited switch's capacity, gamma and the copy cost ratio replaced by their curves' values there (those without a
   // curve kept; link_bandwidth_factor multiplies each link's own bandwidth), and no curves.
   // Without curves, a plain copy.
   Topology at_footprint(double footprint_bytes) const;

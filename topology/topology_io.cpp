@@ -120,15 +120,16 @@ void add_link_from_json(Topology& topology, const nlohmann::json& value, std::si
 }
 
 constexpr const char* curve_names[] = {"link_bandwidth", "switch_capacity", "gamma_seconds_per_byte",
-                                       "link_bandwidth_factor"};
+                                       "link_bandwidth_factor", "copy_cost_ratio"};
 
-// curves.link_bandwidth, .switch_capacity, .gamma_seconds_per_byte or .link_bandwidth_factor
-// (const or not).
+// curves.link_bandwidth, .switch_capacity, .gamma_seconds_per_byte, .link_bandwidth_factor or
+// .copy_cost_ratio (const or not).
 template <class Curves>
 auto& curve_named(Curves& curves, std::string_view name) {
   if (name == "link_bandwidth") return curves.link_bandwidth;
   if (name == "switch_capacity") return curves.switch_capacity;
   if (name == "link_bandwidth_factor") return curves.link_bandwidth_factor;
+  if (name == "copy_cost_ratio") return curves.copy_cost_ratio;
   return curves.gamma_seconds_per_byte;
 }
 
@@ -152,7 +153,7 @@ FootprintCurve curve_from_json(const nlohmann::json& value, const std::string& w
 
 FootprintCurves curves_from_json(const nlohmann::json& value) {
   require_object(value, "footprint_curves",
-                 {"link_bandwidth", "switch_capacity", "gamma_seconds_per_byte", "link_bandwidth_factor"});
+                 {"link_bandwidth", "switch_capacity", "gamma_seconds_per_byte", "link_bandwidth_factor", "copy_cost_ratio"});
   FootprintCurves curves;
   for (const char* name : curve_names)
     if (value.contains(name)) curve_named(curves, name) = curve_from_json(value.at(name), fmt::format("footprint_curves.{}", name));

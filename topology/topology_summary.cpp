@@ -47,6 +47,7 @@ void print_footprint_curves(std::ostream& out, const FootprintCurves& curves) {
   print_curve("gamma", curves.gamma_seconds_per_byte, [](double value) { return fmt::format("{:.3g} s/B", value); });
   print_curve("link bandwidth factor", curves.link_bandwidth_factor,
               [](double value) { return fmt::format("x{:.3g}", value); });
+  print_curve("copy cost ratio", curves.copy_cost_ratio, [](double value) { return fmt::format("{:.3g} x gamma", value); });
 }
 
 }  // namespace
