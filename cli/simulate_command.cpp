@@ -201,8 +201,10 @@ int run_simulate(const SimulateArguments& arguments) {
       for (const simulator::Placement placement : {simulator::Placement::out_of_place, simulator::Placement::in_place}) {
         const bool in_place = placement == simulator::Placement::in_place;
         double seconds = 0;
-        if (in_place && topology.footprint_curves().empty()) {
-          seconds = out_of_place_seconds;  // the placement changes nothing without footprint curves
+        // The placement changes nothing without footprint curves, nor, for the flow-level model,
+        // without a copy cost (which receives the executor copies to scratch depends on it).
+        if (in_place && topology.footprint_curves().empty() && !(flow_level && topology.copy_cost_ratio())) {
+          seconds = out_of_place_seconds;
         } else if (flow_level) {
           const simulator::FlowPrediction predicted =
               flow_model->predict(schedules[i], size.count, options.type, placement);
