@@ -111,9 +111,10 @@ constexpr int ranks_per_block = 256;
 constexpr int prefetch_distance = 32;  // items ahead
 
 // The ops of the item `distance` after (rank, step) in that order (wrapping from a block's last
-// rank into the next step), or nothing past the walk's end_step.
-const Step* step_ahead(const Schedule& schedule, int rank, std::size_t step, int distance, int block, int block_end,
-                       std::size_t end_step) {
+// rank into the next step), or nothing past the walk's end_step. Always inlined: out of line,
+// its two calls per item cost halving_doubling unprepared at N = 65535 55.4 -> 50.3 ms.
+[[gnu::always_inline]] inline const Step* step_ahead(const Schedule& schedule, int rank, std::size_t step,
+                                                     int distance, int block, int block_end, std::size_t end_step) {
   int ahead_rank = rank + distance;
   if (ahead_rank >= block_end) {
     ahead_rank -= block_end - block;
