@@ -42,6 +42,14 @@ FootprintCurve curve_by_size(const std::map<std::int64_t, std::vector<double>>& 
   return FootprintCurve(std::move(points));
 }
 
+// Copy time / reduce time of each reduce sample that timed a copy, by operand size (step 3).
+std::map<std::int64_t, std::vector<double>> copy_ratios_by_size(const Measurements& measurements) {
+  std::map<std::int64_t, std::vector<double>> ratios;
+  for (const ReduceSample& sample : measurements.reduce)
+    if (sample.copy_median_seconds > 0) ratios[sample.bytes].push_back(sample.copy_median_seconds / sample.median_seconds);
+  return ratios;
+}
+
 // Steps 1b and 1c repeated: each round removes most of the bias the previous alpha left in beta.
 constexpr int fixed_point_rounds = 4;
 
@@ -114,8 +122,8 @@ FittedParameters fit_parameters(const Measurements& measurements, int cores, con
   parameters.reduce_fit = fit_relative(out_of_cache.size() >= 2 ? out_of_cache : reduce);
   parameters.gamma_seconds_per_byte = parameters.reduce_fit.slope;
   std::vector<double> copy_ratios;
-  for (const ReduceSample& sample : measurements.reduce)
-    if (sample.copy_median_seconds > 0) copy_ratios.push_back(sample.copy_median_seconds / sample.median_seconds);
+  for (const auto& [bytes, ratios] : copy_ratios_by_size(measurements))
+    copy_ratios.insert(copy_ratios.end(), ratios.begin(), ratios.end());
   if (!copy_ratios.empty()) parameters.copy_cost_ratio = median(copy_ratios);
   parameters.curves = fit_footprint_curves(measurements, parameters.alpha_seconds, options);
   return parameters;
@@ -160,10 +168,8 @@ FootprintCurves fit_footprint_curves(const Measurements& measurements, double al
       curve_by_size(reduce_times, reduce_footprint_bytes,
                     [](double bytes, double seconds) { return seconds / bytes; });
   if (curves.gamma_seconds_per_byte.empty()) throw std::invalid_argument("calibration has no reduce measurement");
-  std::map<std::int64_t, std::vector<double>> copy_ratios;  // at the reduction's footprint, as gamma's
-  for (const ReduceSample& sample : measurements.reduce)
-    if (sample.copy_median_seconds > 0) copy_ratios[sample.bytes].push_back(sample.copy_median_seconds / sample.median_seconds);
-  if (!copy_ratios.empty())
+  const std::map<std::int64_t, std::vector<double>> copy_ratios = copy_ratios_by_size(measurements);
+  if (!copy_ratios.empty())  // at the reduction's footprint, as gamma's
     curves.copy_cost_ratio = curve_by_size(copy_ratios, reduce_footprint_bytes, [](double, double ratio) { return ratio; });
   return curves;
 }
