@@ -274,14 +274,12 @@ class Simulation {
       state.cpu_free = now;
       state.pending_send_pieces = 0;
       receives_.clear();
-      if (scratch_) {  // which receive pieces the executor lands in scratch, in slot order
-        resolved_.clear();
-        for (const Op& written : step_ops(schedule_, rank, step))
-          resolved_.push_back(schedule_.circulant ? schedule_.resolve(written, rank) : written);
-        scratch_->next_step(rank, resolved_, lands_in_scratch_);
-      }
-      for (const Op& written : step_ops(schedule_, rank, step)) {
-        const Op op = schedule_.circulant ? schedule_.resolve(written, rank) : written;
+      resolved_.clear();
+      for (const Op& written : step_ops(schedule_, rank, step))
+        resolved_.push_back(schedule_.circulant ? schedule_.resolve(written, rank) : written);
+      // Which receive pieces the executor lands in scratch, in slot order.
+      if (scratch_) scratch_->next_step(rank, resolved_, lands_in_scratch_);
+      for (const Op& op : resolved_) {
         PieceCursor cursor = pieces_of(op);
         const int pieces = cursor.count();
         if (pieces == 0) continue;  // the executor posts nothing for an empty range
