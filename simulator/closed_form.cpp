@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -112,7 +113,7 @@ constexpr int prefetch_distance = 32;  // items ahead
 
 // The ops of the item `distance` after (rank, step) in that order (wrapping from a block's last
 // rank into the next step), or nothing past the walk's end_step. Always inlined: out of line,
-// its two calls per item cost halving_doubling unprepared at N = 65535 55.4 -> 50.3 ms.
+// it cost halving_doubling unprepared at N = 65535 55.4 -> 50.3 ms (then called twice per item).
 [[gnu::always_inline]] inline const Step* step_ahead(const Schedule& schedule, int rank, std::size_t step,
                                                      int distance, int block, int block_end, std::size_t end_step) {
   int ahead_rank = rank + distance;
@@ -125,21 +126,42 @@ constexpr int prefetch_distance = 32;  // items ahead
   return step < steps.size() ? steps.data() + step : nullptr;
 }
 
-// Prefetches for the item (rank, step) of such a walk: the step header (where the ops are) of
-// the item 2d ahead, and the ops of the item d ahead, whose header the call d items ago fetched;
-// both ends of the ops, which may straddle two cache lines. Without them the walk waits on a miss
-// for each (halving_doubling at N = 65536: 116 -> 77 ms, docs/simulator.md). Always inlined: GCC
-// counts a prefetch as no side effect, so it drops every call to a function that only prefetches.
-[[gnu::always_inline]] inline void prefetch_ahead(const Schedule& schedule, int rank, std::size_t step, int block,
-                                                  int block_end, std::size_t end_step) {
-  if (const Step* far = step_ahead(schedule, rank, step, 2 * prefetch_distance, block, block_end, end_step))
-    __builtin_prefetch(far);
-  if (const Step* near = step_ahead(schedule, rank, step, prefetch_distance, block, block_end, end_step);
-      near != nullptr && !near->empty()) {
-    __builtin_prefetch(near->data());
-    __builtin_prefetch(reinterpret_cast<const char*>(near->data() + near->size()) - 1);
+// Prefetches for the walk of one block of ranks, item (rank, step) after item: the step header
+// (where the ops are) of the item 2d ahead, and the ops of the item d ahead, whose header was
+// fetched d items ago; both ends of the ops, which may straddle two cache lines. Without them the
+// walk waits on a miss for each (halving_doubling at N = 65536: 116 -> 77 ms, docs/simulator.md).
+// The headers fetched wait in a ring of d until they are d ahead, so each item looks one header
+// up, not two. Always inlined: GCC counts a prefetch as no side effect, so it drops every call to
+// a function that only prefetches.
+class BlockPrefetcher {
+ public:
+  // Primes the ring with the items d to 2d - 1 of the block's walk, which starts at (block, step).
+  [[gnu::always_inline]] BlockPrefetcher(const Schedule& schedule, int block, int block_end, std::size_t step,
+                                         std::size_t end_step)
+      : schedule_(schedule), block_(block), block_end_(block_end), end_step_(end_step) {
+    for (int i = 0; i < prefetch_distance; ++i)
+      ahead_[static_cast<std::size_t>(i)] = step_ahead(schedule, block, step, prefetch_distance + i, block, block_end, end_step);
   }
-}
+  // Call once per item, in the walk's order.
+  [[gnu::always_inline]] void at(int rank, std::size_t step) {
+    const Step*& slot = ahead_[next_];
+    next_ = next_ + 1 == ahead_.size() ? 0 : next_ + 1;
+    if (const Step* near = slot; near != nullptr && !near->empty()) {
+      __builtin_prefetch(near->data());
+      __builtin_prefetch(reinterpret_cast<const char*>(near->data() + near->size()) - 1);
+    }
+    slot = step_ahead(schedule_, rank, step, 2 * prefetch_distance, block_, block_end_, end_step_);
+    if (slot != nullptr) __builtin_prefetch(slot);
+  }
+
+ private:
+  const Schedule& schedule_;
+  int block_;
+  int block_end_;
+  std::size_t end_step_;
+  std::array<const Step*, prefetch_distance> ahead_{};  // [item mod d]: the header d items ahead
+  std::size_t next_ = 0;
+};
 
 // What one step costs one rank in the walk of ClosedFormModel::predict, before its transfers are
 // paired: the serialisation on its ports, what it reduces, and its longest route latency.
@@ -208,9 +230,10 @@ std::optional<Prediction> predict_alike(const Schedule& schedule, RouteCosts& ro
     rank0[step] = rank_step_cost(schedule, 0, static_cast<int>(step), route_costs, bytes_of);
   for (int block = 0; block < schedule.nranks; block += ranks_per_block) {
     const int block_end = std::min(schedule.nranks, block + ranks_per_block);
+    BlockPrefetcher prefetcher(schedule, block, block_end, 0, nsteps);
     for (std::size_t step = 0; step < nsteps; ++step)
       for (int rank = block; rank < block_end; ++rank) {
-        prefetch_ahead(schedule, rank, step, block, block_end, nsteps);
+        prefetcher.at(rank, step);
         if (rank_step_cost(schedule, rank, static_cast<int>(step), route_costs, bytes_of) != rank0[step]) return std::nullopt;
       }
   }
@@ -608,11 +631,12 @@ Prediction ClosedFormModel::predict(const PreparedSchedule& prepared, std::int64
     for (std::size_t slot = 0; slot < window_steps; ++slot) transfers[slot].clear();
     for (int block = 0; block < schedule.nranks; block += ranks_per_block) {
       const int block_end = std::min(schedule.nranks, block + ranks_per_block);
+      BlockPrefetcher prefetcher(schedule, block, block_end, first_step, first_step + window_steps);
       for (std::size_t slot = 0; slot < window_steps; ++slot) {
         const int step = static_cast<int>(first_step + slot);
         std::vector<Transfer>& step_transfers = transfers[slot];
         for (int rank = block; rank < block_end; ++rank) {
-          prefetch_ahead(schedule, rank, first_step + slot, block, block_end, first_step + window_steps);
+          prefetcher.at(rank, first_step + slot);
           const auto self = static_cast<std::size_t>(rank);
           PortLoad& load = loads[slot][self];
           load = PortLoad{};
