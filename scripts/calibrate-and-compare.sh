@@ -4,8 +4,11 @@
 #   1. calibrate (before), 2. a bench sweep, 3. calibrate again (after);
 #   4. plotting/calibration_drift.py: did the machine change during the round? (the ping-pong,
 #      concurrent-streaming and reduce samples of before and after: per kind, the mean change over
-#      sizes >= 64 KiB <= 10 %; a shared VM changes speed for minutes at a time);
+#      sizes >= 64 KiB <= 10 %; and in each calibration, pairs of one CPU class fitting their line
+#      within 25 %; a shared VM changes speed for minutes at a time);
 #   5. compare the sweep with both models on the "before" topology, and plot.
+# After the rounds of an N, plotting/sweep_repeatability.py: how far its rounds' sweeps differ
+# from one another (the spread a model's error is to be read against).
 # A round whose calibrations agree is "steady" and ends the rounds for that N; at most ROUNDS
 # rounds (default 3).
 # Every round's files are kept, steady or not, and rounds.txt lists them with their drift.
@@ -41,4 +44,7 @@ for n in ${RANKS:-2 4 8}; do
     echo "N=$n round $round: $verdict | $drift" | tee -a "$rounds"
     [[ $verdict == steady ]] && break
   done
+  if ((round > 1)); then
+    $py plotting/sweep_repeatability.py $(seq -f "$out/$day-n$n-r%g-bench.json" 1 "$round") | tee -a "$rounds"
+  fi
 done

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Tests plotting/calibration_drift.py on synthetic calibrations. Usage: test_calibration_drift.py TMPDIR"""
 import copy
-import json
 import os
-import subprocess
 import sys
+
+from tool_run import run_tool
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOOL = os.path.join(os.path.dirname(HERE), "calibration_drift.py")
@@ -22,14 +22,7 @@ def calibration(ping_pong_us, reduce_us, concurrent_us=None):
 
 
 def run(directory, before, after, *extra):
-    paths = []
-    for name, document in (("before.json", before), ("after.json", after)):
-        path = os.path.join(directory, name)
-        with open(path, "w", encoding="utf-8") as stream:
-            stream.write(document if isinstance(document, str) else json.dumps(document))
-        paths.append(path)
-    done = subprocess.run([sys.executable, TOOL, *paths, *extra], capture_output=True, text=True, check=False)
-    return done.returncode, done.stdout + done.stderr
+    return run_tool(TOOL, directory, (("before.json", before), ("after.json", after)), *extra)
 
 
 def main():
@@ -66,9 +59,27 @@ def main():
     negative["calibration"]["reduce"]["samples"][1]["median_us"] = -1
     expect("negative time", run(directory, base, negative), 2, "calibration.reduce.samples[1].median_us must be")
     expect("bad tolerance", run(directory, base, base, "--tolerance", "2"), 2, "--tolerance must lie in (0, 1)")
+    # a per-CPU calibration whose cross-CPU pairs disagree among themselves changed while it ran,
+    # though its medians match the other file's: not steady
+    per_cpu = copy.deepcopy(base)
+    per_cpu["calibration"]["cpu_classes"] = {
+        "what": "ping-pong pairs split by CPU", "waiting_rank_cost": {"cost": 0.4},
+        "same_cpu": {"pairs": 2, "median_abs_relative_residual": 0.09},
+        "cross_cpu": {"pairs": 4, "median_abs_relative_residual": 0.08}}
+    expect("classes fit", run(directory, per_cpu, per_cpu), 0, "all within 10%")
+    unsteady = copy.deepcopy(per_cpu)
+    unsteady["calibration"]["cpu_classes"]["cross_cpu"]["median_abs_relative_residual"] = 0.47
+    expect("a class does not fit", run(directory, unsteady, per_cpu), 1,
+           "changed during a calibration: before: cross_cpu pairs fit with 47.0% (median |residual|, over 25%)")
+    expect("looser class residual", run(directory, unsteady, per_cpu, "--max-class-residual", "0.5"), 0,
+           "all within 10%")
+    broken = copy.deepcopy(per_cpu)
+    broken["calibration"]["cpu_classes"]["same_cpu"]["median_abs_relative_residual"] = "high"
+    expect("bad class residual", run(directory, per_cpu, broken), 2,
+           "calibration.cpu_classes.same_cpu.median_abs_relative_residual must be a number >= 0")
     for failure in failures:
         print("FAIL:", failure)
-    print(f"calibration_drift: {10 - len(failures)} passed, {len(failures)} failed")
+    print(f"calibration_drift: {14 - len(failures)} passed, {len(failures)} failed")
     return 1 if failures else 0
 
 
