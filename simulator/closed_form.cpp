@@ -95,15 +95,22 @@ class OpBytes {
 // walks of an explicit schedule (windowed, packed, alike check) price an op, so that they stay
 // equal to the last bit. Returns the op's route. Always inlined: it runs once per op, and GCC
 // leaves it out of line once it has several callers (the alike check: 43 -> 47 ms at N = 65536).
-template <typename Load>
+template <typename Load, typename Routes>
 [[gnu::always_inline]] inline RouteCost add_op_load(Load& load, int rank, int peer, OpKind kind, double bytes,
-                                                    RouteCosts& route_costs) {
+                                                    Routes& route_costs) {
   const bool sending = kind == OpKind::send;
   const RouteCost route = sending ? route_costs.between(rank, peer) : route_costs.between(peer, rank);
   (sending ? load.outgoing_seconds : load.incoming_seconds) += bytes * route.seconds_per_byte;
   if (kind == OpKind::recv_reduce) load.reduced_bytes += bytes;
   return route;
 }
+
+// The routes of a network where every ordered pair of distinct ranks costs alike
+// (RouteCosts::every_pair_alike), for add_op_load: the one cost, without a look-up per op.
+struct EveryPairAlike {
+  RouteCost cost;
+  RouteCost between(int /*source*/, int /*destination*/) const { return cost; }
+};
 
 // Walks of an explicit schedule go in blocks of ranks, step by step within a block and rank by
 // rank within a step: a block's programs stay in the cache across its steps, where a walk step by
@@ -174,7 +181,8 @@ struct RankStepCost {
   friend bool operator==(const RankStepCost&, const RankStepCost&) = default;
 };
 
-RankStepCost rank_step_cost(const Schedule& schedule, int rank, int step, RouteCosts& route_costs,
+template <typename Routes>
+RankStepCost rank_step_cost(const Schedule& schedule, int rank, int step, Routes& route_costs,
                             const OpBytes& bytes_of) {
   RankStepCost cost;
   for (const Op& op : step_ops(schedule, rank, step)) {
@@ -228,15 +236,26 @@ std::optional<Prediction> predict_alike(const Schedule& schedule, RouteCosts& ro
   std::vector<RankStepCost> rank0(nsteps);
   for (std::size_t step = 0; step < nsteps; ++step)
     rank0[step] = rank_step_cost(schedule, 0, static_cast<int>(step), route_costs, bytes_of);
-  for (int block = 0; block < schedule.nranks; block += ranks_per_block) {
-    const int block_end = std::min(schedule.nranks, block + ranks_per_block);
-    BlockPrefetcher prefetcher(schedule, block, block_end, 0, nsteps);
-    for (std::size_t step = 0; step < nsteps; ++step)
-      for (int rank = block; rank < block_end; ++rank) {
-        prefetcher.at(rank, step);
-        if (rank_step_cost(schedule, rank, static_cast<int>(step), route_costs, bytes_of) != rank0[step]) return std::nullopt;
-      }
+  const auto every_rank_alike = [&](auto& routes) {
+    for (int block = 0; block < schedule.nranks; block += ranks_per_block) {
+      const int block_end = std::min(schedule.nranks, block + ranks_per_block);
+      BlockPrefetcher prefetcher(schedule, block, block_end, 0, nsteps);
+      for (std::size_t step = 0; step < nsteps; ++step)
+        for (int rank = block; rank < block_end; ++rank) {
+          prefetcher.at(rank, step);
+          if (rank_step_cost(schedule, rank, static_cast<int>(step), routes, bytes_of) != rank0[step]) return false;
+        }
+    }
+    return true;
+  };
+  bool alike = false;
+  if (route_costs.every_pair_alike()) {
+    EveryPairAlike every_pair{route_costs.between(1, 0)};
+    alike = every_rank_alike(every_pair);
+  } else {
+    alike = every_rank_alike(route_costs);
   }
+  if (!alike) return std::nullopt;
   return price_alike(rank0, schedule.nranks, gamma_seconds_per_byte);
 }
 
@@ -621,6 +640,9 @@ Prediction ClosedFormModel::predict(const PreparedSchedule& prepared, std::int64
     loads[slot].resize(nranks);  // each entry is reset as its rank is walked
     rank_start[slot].resize(nranks + 1);
   }
+  // An explicit schedule's ops name other ranks only (op_in_range), so on a network where every
+  // pair of ranks costs alike each op's route is that one cost.
+  const bool every_pair_alike = !schedule.circulant && route_costs_.every_pair_alike();
   std::vector<double> finish(nranks, 0.0);
   std::vector<double> next_finish(nranks, 0.0);
   for (std::size_t first_step = 0; first_step < nsteps; first_step += window) {
@@ -629,27 +651,37 @@ Prediction ClosedFormModel::predict(const PreparedSchedule& prepared, std::int64
     // transfers (in rank order), walked in blocks of ranks and within a block step by step
     // (ranks_per_block: 40 % of the time at N = 65536 walked otherwise).
     for (std::size_t slot = 0; slot < window_steps; ++slot) transfers[slot].clear();
-    for (int block = 0; block < schedule.nranks; block += ranks_per_block) {
-      const int block_end = std::min(schedule.nranks, block + ranks_per_block);
-      BlockPrefetcher prefetcher(schedule, block, block_end, first_step, first_step + window_steps);
-      for (std::size_t slot = 0; slot < window_steps; ++slot) {
-        const int step = static_cast<int>(first_step + slot);
-        std::vector<Transfer>& step_transfers = transfers[slot];
-        for (int rank = block; rank < block_end; ++rank) {
-          prefetcher.at(rank, first_step + slot);
-          const auto self = static_cast<std::size_t>(rank);
-          PortLoad& load = loads[slot][self];
-          load = PortLoad{};
-          rank_start[slot][self] = static_cast<std::uint32_t>(step_transfers.size());
-          for (const Op& written : step_ops(schedule, rank, step)) {
-            if (!schedule.circulant && !op_in_range(schedule, rank, written))
-              throw_op_out_of_range(schedule, rank, step, written);
-            const Op op = schedule.circulant ? schedule.resolve(written, rank) : written;
-            const RouteCost route = add_op_load(load, rank, op.peer, op.kind, bytes_of(op.chunks), route_costs_);
-            step_transfers.push_back({op.peer, op.kind == OpKind::send, route.latency_seconds});
+    // routes: route_costs_, or on a network whose every pair costs alike that one cost (the same
+    // values without a look-up per op, whose rows miss the cache at large N)
+    auto pass1 = [&](auto& routes) {
+      for (int block = 0; block < schedule.nranks; block += ranks_per_block) {
+        const int block_end = std::min(schedule.nranks, block + ranks_per_block);
+        BlockPrefetcher prefetcher(schedule, block, block_end, first_step, first_step + window_steps);
+        for (std::size_t slot = 0; slot < window_steps; ++slot) {
+          const int step = static_cast<int>(first_step + slot);
+          std::vector<Transfer>& step_transfers = transfers[slot];
+          for (int rank = block; rank < block_end; ++rank) {
+            prefetcher.at(rank, first_step + slot);
+            const auto self = static_cast<std::size_t>(rank);
+            PortLoad& load = loads[slot][self];
+            load = PortLoad{};
+            rank_start[slot][self] = static_cast<std::uint32_t>(step_transfers.size());
+            for (const Op& written : step_ops(schedule, rank, step)) {
+              if (!schedule.circulant && !op_in_range(schedule, rank, written))
+                throw_op_out_of_range(schedule, rank, step, written);
+              const Op op = schedule.circulant ? schedule.resolve(written, rank) : written;
+              const RouteCost route = add_op_load(load, rank, op.peer, op.kind, bytes_of(op.chunks), routes);
+              step_transfers.push_back({op.peer, op.kind == OpKind::send, route.latency_seconds});
+            }
           }
         }
       }
+    };
+    if (every_pair_alike) {  // halving_doubling at N = 65535: 48-50 -> 40 ms (docs/simulator.md)
+      EveryPairAlike alike{route_costs_.between(1, 0)};
+      pass1(alike);
+    } else {
+      pass1(route_costs_);
     }
     // Pass 2, step by step: when each transfer ends, hence each rank's step.
     for (std::size_t slot = 0; slot < window_steps; ++slot) {
