@@ -164,7 +164,7 @@ def main(argv):
     by_kind = ", ".join(f"{kind} {drift_by_kind[kind]:.1%}" for kind in KINDS)
     print(f"calibration drift: {by_kind} (mean over sizes >= {arguments.min_bytes} B of the change of the "
           f"median over pairs; {'all within' if same else 'above'} {arguments.tolerance:.0%}); largest: {described}"
-          + (f"; changed during a calibration: {', '.join(unsteady)} (median |residual|, over "
+          + (f"; a class of pairs that did not run alike: {', '.join(unsteady)} (median |residual|, over "
              f"{arguments.max_class_residual:.0%})" if unsteady else ""))
     return 0 if same and not unsteady else 1
 
