@@ -26,21 +26,6 @@ constexpr std::size_t agree_message_bytes = 1024;
 // Without segmentation a transfer is still cut below MPI's int count limit.
 constexpr std::int64_t max_piece_bytes = std::int64_t{1} << 30;
 
-struct Piece {
-  std::int64_t first = 0;  // element offset
-  std::int64_t count = 0;  // elements
-  bool overlaps(const Piece& other) const {
-    return first < other.first + other.count && other.first < first + count;
-  }
-};
-
-void append_pieces(std::vector<Piece>& pieces, ChunkRange chunks, std::int64_t count, std::int64_t nchunks,
-                   std::int64_t piece_elements) {
-  for (const ElementRange& range : element_ranges(chunks, count, nchunks))
-    for (std::int64_t first = range.first; first < range.last; first += piece_elements)
-      pieces.push_back({first, std::min(piece_elements, range.last - first)});
-}
-
 struct Transfer {
   Piece piece;
   OpKind kind = OpKind::send;

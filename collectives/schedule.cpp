@@ -46,6 +46,16 @@ std::vector<ElementRange> element_ranges(ChunkRange chunks, std::int64_t count, 
           {0, chunk_start(chunks.end - nchunks, count, nchunks)}};
 }
 
+void append_pieces(std::vector<Piece>& pieces, ChunkRange chunks, std::int64_t count, std::int64_t nchunks,
+                   std::int64_t piece_elements) {
+  for (const ElementRange& range : element_ranges(chunks, count, nchunks))
+    for (std::int64_t first = range.first; first < range.last;) {
+      const std::int64_t elements = std::min(piece_elements, range.last - first);  // no overflow at INT64_MAX
+      pieces.push_back({first, elements});
+      first += elements;
+    }
+}
+
 ChunkRange block_of(int rank, int nranks, std::int64_t nchunks) {
   const std::int64_t per_rank = nchunks / nranks;
   return {rank * per_rank, (rank + 1) * per_rank};

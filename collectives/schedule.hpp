@@ -67,6 +67,20 @@ constexpr std::int64_t chunk_start(std::int64_t chunk, std::int64_t count, std::
 // Empty element ranges (count < nchunks) are still returned so both ends agree on the shape.
 std::vector<ElementRange> element_ranges(ChunkRange chunks, std::int64_t count, std::int64_t nchunks);
 
+// A run of elements the executor moves as one message: a chunk range's element ranges cut into
+// pieces of at most piece_elements, each range on its own (append_pieces). The flow-level model
+// replays the executor's pieces with the same cut.
+struct Piece {
+  std::int64_t first = 0;  // element offset
+  std::int64_t count = 0;  // elements
+  std::int64_t last() const { return first + count; }  // exclusive
+  bool overlaps(const Piece& other) const { return first < other.last() && other.first < last(); }
+};
+// Appends the pieces of `chunks` at `count` elements in `nchunks` chunks, in element order within
+// each range; piece_elements >= 1 (any size up to INT64_MAX: a whole range is then one piece).
+void append_pieces(std::vector<Piece>& pieces, ChunkRange chunks, std::int64_t count, std::int64_t nchunks,
+                   std::int64_t piece_elements);
+
 // Number of elements a chunk range covers (the sum of its element_ranges), without allocating.
 constexpr std::int64_t element_count(ChunkRange chunks, std::int64_t count, std::int64_t nchunks) {
   if (chunks.end <= nchunks) return chunk_start(chunks.end, count, nchunks) - chunk_start(chunks.begin, count, nchunks);

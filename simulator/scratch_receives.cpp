@@ -15,18 +15,13 @@ ScratchReceives::ScratchReceives(int nranks, std::int64_t count, std::int64_t nc
     for (ElementCoverage& coverage : in_output_) coverage.add(0, count);
 }
 
-void ScratchReceives::append_pieces(std::vector<PieceRange>& pieces, ChunkRange chunks) const {
-  for (const ElementRange& range : element_ranges(chunks, count_, nchunks_))
-    for (std::int64_t first = range.first; first < range.last;) {
-      const std::int64_t last = first + std::min(piece_elements_, range.last - first);  // no overflow: whole ranges
-      pieces.push_back({first, last});
-      first = last;
-    }
+void ScratchReceives::append_pieces_of(ChunkRange chunks) {
+  append_pieces(pieces_, chunks, count_, nchunks_, piece_elements_);
 }
 
-bool ScratchReceives::reads_output(ElementCoverage& in_output, const PieceRange& piece) const {
-  if (!in_output.touches(piece.first, piece.last)) return false;
-  in_output.add(piece.first, piece.last);  // completed in the output when split
+bool ScratchReceives::reads_output(ElementCoverage& in_output, const Piece& piece) {
+  if (!in_output.touches(piece.first, piece.last())) return false;
+  in_output.add(piece.first, piece.last());  // completed in the output when split
   return true;
 }
 
@@ -38,16 +33,16 @@ void ScratchReceives::next_step(int rank, std::span<const Op> ops, std::vector<u
   for (const Op& op : ops) {
     if (op.kind != OpKind::send) continue;
     pieces_.clear();
-    append_pieces(pieces_, op.chunks);
-    for (const PieceRange& piece : pieces_)
-      if (reads_output(in_output, piece)) sent_from_output.add(piece.first, piece.last);
+    append_pieces_of(op.chunks);
+    for (const Piece& piece : pieces_)
+      if (reads_output(in_output, piece)) sent_from_output.add(piece.first, piece.last());
   }
   // 2. Reducing receives' left operands; the receive pieces in posting order.
   pieces_.clear();
   for (const Op& op : ops) {
     if (op.kind == OpKind::send) continue;
     const std::size_t first_piece = pieces_.size();
-    append_pieces(pieces_, op.chunks);
+    append_pieces_of(op.chunks);
     if (op.kind == OpKind::recv_reduce)
       for (std::size_t i = first_piece; i < pieces_.size(); ++i) reads_output(in_output, pieces_[i]);
   }
@@ -55,9 +50,9 @@ void ScratchReceives::next_step(int rank, std::span<const Op> ops, std::vector<u
   // from a sweep over the pieces' ends, then each piece's verdict.
   std::vector<std::pair<std::int64_t, int>> ends;  // (element, +1 at a first, -1 at a last); -1 first on ties
   ends.reserve(2 * pieces_.size());
-  for (const PieceRange& piece : pieces_) {
+  for (const Piece& piece : pieces_) {
     ends.emplace_back(piece.first, 1);
-    ends.emplace_back(piece.last, -1);
+    ends.emplace_back(piece.last(), -1);
   }
   std::sort(ends.begin(), ends.end());
   ElementCoverage shared;
@@ -69,13 +64,13 @@ void ScratchReceives::next_step(int rank, std::span<const Op> ops, std::vector<u
     if (before < 2 && depth >= 2) shared_since = element;
     if (before >= 2 && depth < 2 && element > shared_since) shared.add(shared_since, element);
   }
-  for (const PieceRange& piece : pieces_)
-    lands_in_scratch.push_back(sent_from_output.touches(piece.first, piece.last) ||
-                                       shared.touches(piece.first, piece.last)
+  for (const Piece& piece : pieces_)
+    lands_in_scratch.push_back(sent_from_output.touches(piece.first, piece.last()) ||
+                                       shared.touches(piece.first, piece.last())
                                    ? 1
                                    : 0);
   // 4. What the step wrote.
-  for (const PieceRange& piece : pieces_) in_output.add(piece.first, piece.last);
+  for (const Piece& piece : pieces_) in_output.add(piece.first, piece.last());
 }
 
 }  // namespace ringlab::simulator

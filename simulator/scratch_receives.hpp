@@ -39,20 +39,16 @@ class ScratchReceives {
   void next_step(int rank, std::span<const Op> ops, std::vector<unsigned char>& lands_in_scratch);
 
  private:
-  struct PieceRange {
-    std::int64_t first = 0;
-    std::int64_t last = 0;  // exclusive
-  };
-  // Appends the pieces of a chunk range, as the executor's append_pieces.
-  void append_pieces(std::vector<PieceRange>& pieces, ChunkRange chunks) const;
+  // Appends the pieces of a chunk range, cut as the executor cuts them (append_pieces).
+  void append_pieces_of(ChunkRange chunks);
   // Whether a piece reads the output, completing it there when split (step 1).
-  bool reads_output(ElementCoverage& in_output, const PieceRange& piece) const;
+  static bool reads_output(ElementCoverage& in_output, const Piece& piece);
 
   std::int64_t count_;
   std::int64_t nchunks_;
   std::int64_t piece_elements_;
   std::vector<ElementCoverage> in_output_;  // [rank]
-  std::vector<PieceRange> pieces_;          // scratch for next_step
+  std::vector<Piece> pieces_;               // scratch for next_step
 };
 
 }  // namespace ringlab::simulator
