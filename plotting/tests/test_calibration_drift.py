@@ -4,7 +4,7 @@ import copy
 import os
 import sys
 
-from tool_run import run_tool
+from tool_run import Expectations, run_tool
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOOL = os.path.join(os.path.dirname(HERE), "calibration_drift.py")
@@ -31,11 +31,8 @@ def main():
     ping_pong = {8: 0.3, 65536: 2.0, 1 << 20: 30.0, 1 << 24: 900.0}
     reduce = {65536: 1.2, 1 << 20: 20.0}
     base = calibration(ping_pong, reduce)
-    failures = []
-
-    def expect(what, result, status, text):
-        if result[0] != status or text not in result[1]:
-            failures.append(f"{what}: expected status {status} and '{text}', got {result[0]}: {result[1].strip()}")
+    checks = Expectations()
+    expect = checks.expect
 
     expect("same file", run(directory, base, base), 0, "ping-pong 0.0%, concurrent 0.0%, reduce 0.0%")
     # latency-bound sizes below --min-bytes do not count: 8 B three times slower is no drift
@@ -77,10 +74,7 @@ def main():
     broken["calibration"]["cpu_classes"]["same_cpu"]["median_abs_relative_residual"] = "high"
     expect("bad class residual", run(directory, per_cpu, broken), 2,
            "calibration.cpu_classes.same_cpu.median_abs_relative_residual must be a number >= 0")
-    for failure in failures:
-        print("FAIL:", failure)
-    print(f"calibration_drift: {14 - len(failures)} passed, {len(failures)} failed")
-    return 1 if failures else 0
+    return checks.report("calibration_drift")
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@ import copy
 import os
 import sys
 
-from tool_run import run_tool
+from tool_run import Expectations, run_tool
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOOL = os.path.join(os.path.dirname(HERE), "sweep_repeatability.py")
@@ -27,11 +27,8 @@ def main():
     times = {("ring", size, placement): size / 1000.0
              for size in (1024, 65536, 1 << 20, 1 << 24) for placement in ("out-of-place", "in-place")}
     base = report(times)
-    failures = []
-
-    def expect(what, result, status, text):
-        if result[0] != status or text not in result[1]:
-            failures.append(f"{what}: expected status {status} and '{text}', got {result[0]}: {result[1].strip()}")
+    checks = Expectations()
+    expect = checks.expect
 
     expect("same sweep", run(directory, [base, base]), 0, "ring    6 rows  median   0.0%")
     # two of six rows 30 % slower, one 10 %: median 5 %; the 1 KiB row is below --min-bytes
@@ -51,10 +48,7 @@ def main():
     zero["results"][3]["time_us"]["p50"] = 0
     expect("zero time", run(directory, [base, zero]), 2, "results[3].time_us.p50 must be a time > 0 us")
     expect("nothing shared", run(directory, [base, report({("ring", 8, "in-place"): 1.0})]), 2, "no row in common")
-    for failure in failures:
-        print("FAIL:", failure)
-    print(f"sweep_repeatability: {9 - len(failures)} passed, {len(failures)} failed")
-    return 1 if failures else 0
+    return checks.report("sweep_repeatability")
 
 
 if __name__ == "__main__":
