@@ -179,16 +179,21 @@ std::string host_shm_preset(const FittedParameters& parameters, int endpoints) {
                      1.0 / parameters.beta_seconds_per_byte, parameters.alpha_seconds / 2, parameters.memory_bandwidth);
 }
 
-Topology calibrated_topology(const FittedParameters& parameters, int endpoints) {
-  Topology topology = make_preset_topology(host_shm_preset(parameters, endpoints));
-  const double share = process_share(parameters, endpoints);
+FootprintCurves set_reduction_costs(Topology& topology, const FittedParameters& parameters, double share) {
   topology.set_gamma_seconds_per_byte(parameters.gamma_seconds_per_byte / share);
   if (parameters.copy_cost_ratio) topology.set_copy_cost_ratio(*parameters.copy_cost_ratio);
   FootprintCurves curves;
-  curves.link_bandwidth = scaled(parameters.curves.link_bandwidth, share);
   curves.switch_capacity = parameters.curves.switch_capacity;
   curves.gamma_seconds_per_byte = scaled(parameters.curves.gamma_seconds_per_byte, 1 / share);
-  curves.copy_cost_ratio = parameters.curves.copy_cost_ratio;  // a ratio of two CPU times: not scaled
+  curves.copy_cost_ratio = parameters.curves.copy_cost_ratio;
+  return curves;
+}
+
+Topology calibrated_topology(const FittedParameters& parameters, int endpoints) {
+  Topology topology = make_preset_topology(host_shm_preset(parameters, endpoints));
+  const double share = process_share(parameters, endpoints);
+  FootprintCurves curves = set_reduction_costs(topology, parameters, share);
+  curves.link_bandwidth = scaled(parameters.curves.link_bandwidth, share);
   topology.set_footprint_curves(std::move(curves));
   return topology;
 }

@@ -92,6 +92,12 @@ double process_share(const FittedParameters& parameters, int endpoints);
 // The curve with every value multiplied by `factor`.
 FootprintCurve scaled(const FootprintCurve& curve, double factor);
 
+// What both calibrated topologies (host-shm and per-CPU) take alike from the reduce, copy and
+// streaming measurements: sets gamma (x 1/share) and the copy cost ratio on `topology` and
+// returns the footprint curves of gamma (x 1/share), the copy cost ratio (a ratio of two CPU
+// times: not scaled) and the memory bus, to which the caller adds its link curves.
+FootprintCurves set_reduction_costs(Topology& topology, const FittedParameters& parameters, double share);
+
 // "host-shm:E,cores=C,bw=...,lat=...,mem_bw=..." for E endpoints.
 std::string host_shm_preset(const FittedParameters& parameters, int endpoints);
 

@@ -137,14 +137,8 @@ Topology per_cpu_topology(const FittedParameters& parameters, const CpuClassFits
     topology.add_link(rank, bus, cross);
     topology.add_link(rank, cpu_switch.at(cpu_of_rank[static_cast<std::size_t>(rank)]), same);
   }
-  topology.set_gamma_seconds_per_byte(parameters.gamma_seconds_per_byte / share);
-  if (parameters.copy_cost_ratio) topology.set_copy_cost_ratio(*parameters.copy_cost_ratio);
-
-  FootprintCurves curves;
-  curves.switch_capacity = parameters.curves.switch_capacity;
-  curves.gamma_seconds_per_byte = scaled(parameters.curves.gamma_seconds_per_byte, 1 / share);
+  FootprintCurves curves = set_reduction_costs(topology, parameters, share);
   curves.link_bandwidth_factor = classes.link_bandwidth_factor;
-  curves.copy_cost_ratio = parameters.curves.copy_cost_ratio;
   topology.set_footprint_curves(std::move(curves));
   topology.set_cpu_sharing({cpu_of_rank, share, classes.waiting ? classes.waiting->cost : 1.0});
   topology.validate();
