@@ -86,7 +86,7 @@ struct Flow {
 };
 
 struct Slot {
-  double reduce_bytes = 0;  // bytes reduced, plus copy_cost_ratio x bytes copied to scratch (0: neither)
+  double reduce_bytes = 0;  // bytes reduced (0: a plain receive)
   double arrival = 0;
   bool arrived = false;
 };
@@ -106,6 +106,7 @@ struct RankState {
   std::vector<Slot> slots;
   std::size_t next_slot = 0;  // the next slot to reduce
   double cpu_free = 0;        // when the rank's last reduction ends
+  double scratch_copy_bytes = 0;  // copy_cost_ratio x the step's bytes landed in scratch
   double step_start = 0;
 };
 
@@ -272,6 +273,7 @@ class Simulation {
       state.slots.clear();
       state.next_slot = 0;
       state.cpu_free = now;
+      state.scratch_copy_bytes = 0;
       state.pending_send_pieces = 0;
       receives_.clear();
       resolved_.clear();
@@ -290,9 +292,8 @@ class Simulation {
         receives_.push_back({rank, step, op, static_cast<int>(state.slots.size())});
         for (std::int64_t elements = cursor.next(); elements > 0; elements = cursor.next()) {
           const double bytes = static_cast<double>(elements) * element_bytes_;
-          const bool copied = scratch_ && lands_in_scratch_[state.slots.size()] != 0;
-          state.slots.push_back({(op.kind == OpKind::recv_reduce ? bytes : 0.0) + (copied ? copy_cost_ratio_ * bytes : 0.0),
-                                 0.0, false});
+          if (scratch_ && lands_in_scratch_[state.slots.size()] != 0) state.scratch_copy_bytes += copy_cost_ratio_ * bytes;
+          state.slots.push_back({op.kind == OpKind::recv_reduce ? bytes : 0.0, 0.0, false});
         }
       }
       if (state.pending_send_pieces == 0 && state.slots.empty()) {
@@ -434,9 +435,11 @@ class Simulation {
     RankState& state = ranks_[static_cast<std::size_t>(rank)];
     if (state.finished || state.end_scheduled || state.pending_send_pieces != 0 || state.next_slot != state.slots.size())
       return;
-    if (state.cpu_free > now) {
+    // The scratch copies come on top: the rank's own transfers do not move while it copies.
+    const double end = std::max(state.cpu_free, now) + gamma_of(rank) * state.scratch_copy_bytes;
+    if (end > now) {
       state.end_scheduled = true;
-      schedule({state.cpu_free, 0, EventKind::step_done, rank, 0, 0, 0});
+      schedule({end, 0, EventKind::step_done, rank, 0, 0, 0});
       return;
     }
     finish_step(rank, now);

@@ -186,6 +186,17 @@ TEST(SimulatorFlowLevel, ScratchCopiesCostTheCopyRatioWhereTheExecutorCopies) {
   for (const char* algorithm : {"ring", "interval_paired", "halving_doubling"})
     for (Placement placement : {Placement::out_of_place, Placement::in_place})
       EXPECT_EQ(extra(algorithm, placement), 0.0) << algorithm;
+  // In pieces, a piece's reduction overlaps receiving the next, but its copy does not: the rank's
+  // transfers wait while it copies (the shared-memory transport moves bytes only while the rank
+  // waits on it). So the copies cost the same whole: here 2 x 1 MiB pieces per 4 MiB transfer.
+  FlowLevelOptions in_pieces;
+  in_pieces.segment_bytes = 1 << 20;
+  FlowLevelModel without_in_pieces(plain, gamma_seconds_per_byte, in_pieces);
+  FlowLevelModel with_in_pieces(copying, gamma_seconds_per_byte, in_pieces);
+  const Schedule doubling = make_schedule("recursive_doubling", Collective::allreduce, 4);
+  EXPECT_NEAR(with_in_pieces.predict(doubling, count, DataType::float32, Placement::in_place).prediction.seconds -
+                  without_in_pieces.predict(doubling, count, DataType::float32, Placement::in_place).prediction.seconds,
+              2 * copy, 1e-12);
 }
 
 // The rule itself, step by step for one rank (pieces of 4 elements of a 16-element buffer in 4 chunks).
