@@ -199,8 +199,13 @@ void fit_and_write(const calibration::Measurements& measurements, int cores, int
   const calibration::FitOptions fit_options{parse_size(arguments.alpha_max_bytes), parse_size(arguments.beta_min_bytes)};
   const calibration::FittedParameters fit = calibration::fit_parameters(measurements, cores, fit_options);
   const ChosenModel model = choose_model(measurements, rank_cpus, endpoints, fit_options, arguments.model);
-  const Topology topology = model.cpu_of_rank ? calibration::per_cpu_topology(fit, *model.classes, *model.cpu_of_rank)
-                                              : calibration::calibrated_topology(fit, endpoints);
+  Topology topology = model.cpu_of_rank ? calibration::per_cpu_topology(fit, *model.classes, *model.cpu_of_rank)
+                                        : calibration::calibrated_topology(fit, endpoints);
+  // How the measured transport hands messages to a receive (a record from before 2026-12-05
+  // 15:00 UTC does not say: pieces are then priced as reduced whole).
+  if (context.contains("receive_fragment_bytes") && context.at("receive_fragment_bytes").is_number_integer() &&
+      context.at("receive_fragment_bytes").get<std::int64_t>() > 0)
+    topology.set_receive_fragment_bytes(context.at("receive_fragment_bytes").get<std::int64_t>());
   const std::string preset = calibration::host_shm_preset(fit, endpoints);
   if (!arguments.quiet) {
     fmt::print("{}\n", heading);
@@ -235,8 +240,8 @@ int refit_from_report(const CalibrateArguments& arguments) {
   const calibration::RecordedCalibration recorded = calibration::read_calibration_file(arguments.from_report);
   const nlohmann::json& old_record = recorded.record;
   nlohmann::json context = nlohmann::json::object();
-  for (const char* key : {"tool", "created", "command", "backend", "transport", "ranks_measured", "machine", "placement",
-                          "rank_cpus"})
+  for (const char* key : {"tool", "created", "command", "backend", "transport", "receive_fragment_bytes",
+                          "ranks_measured", "machine", "placement", "rank_cpus"})
     if (old_record.contains(key)) context[key] = old_record.at(key);
   context["refit"] = {{"from_report", arguments.from_report},
                       {"created", bench::utc_timestamp()},
@@ -284,6 +289,7 @@ int run_calibrate(Communicator& comm, const CalibrateArguments& arguments, const
                             {"command", arguments.command_line},
                             {"backend", backend},
                             {"transport", comm.transport_description()},
+                            {"receive_fragment_bytes", comm.receive_fragment_bytes()},
                             {"ranks_measured", comm.size()},
                             {"machine", bench::to_json(machine)},
                             {"placement", placement}};

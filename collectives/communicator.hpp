@@ -97,6 +97,10 @@ class Communicator {
 
   // How messages travel, in words, for report headers (e.g. "shared memory within the host").
   virtual std::string transport_description() const { return std::string(backend_name()); }
+  // The largest piece in which the transport hands every peer's message, out of buffers that are
+  // not registered, to a receive, which combines each piece as it lands (can_reduce_on_receive);
+  // 0 when it hands them whole, or not to every peer alike. What ringlab calibrate records.
+  virtual std::int64_t receive_fragment_bytes() const { return 0; }
 
   // The backend's own all-reduce (MPI_Allreduce for `mpi`), the `*-native` baseline.
   // The default throws: not every backend has one. Gives up after `deadline` (TimeoutError) where

@@ -83,10 +83,12 @@ struct Flow {
   std::uint32_t seen = 0;  // component search epoch
   double start_seconds = 0;
   double bytes = 0;
+  double piece_start_seconds = 0;  // when its current piece's first byte left
 };
 
 struct Slot {
-  double reduce_bytes = 0;  // bytes reduced (0: a plain receive)
+  double reduce_bytes = 0;  // bytes reduced as they arrive (0: a plain receive, or one landed in scratch)
+  double first_byte = 0;    // when its first byte arrived
   double arrival = 0;
   bool arrived = false;
 };
@@ -106,7 +108,9 @@ struct RankState {
   std::vector<Slot> slots;
   std::size_t next_slot = 0;  // the next slot to reduce
   double cpu_free = 0;        // when the rank's last reduction ends
-  double scratch_copy_bytes = 0;  // copy_cost_ratio x the step's bytes landed in scratch
+  // What the executor does with the step's scratch receives once they arrived, in gamma x bytes:
+  // copy_cost_ratio x a plain receive's bytes plus a reducing receive's bytes.
+  double scratch_work_bytes = 0;
   double step_start = 0;
 };
 
@@ -136,6 +140,18 @@ class Simulation {
       copy_cost_ratio_ = *ratio;
       scratch_.emplace(schedule.nranks, count, schedule.nchunks, piece_elements_, placement);
     }
+    if (const std::optional<std::int64_t> fragment = routes_.topology().receive_fragment_bytes())
+      fragment_bytes_ = static_cast<double>(*fragment);
+  }
+
+  // When a piece's reduction ends, the previous one having ended at cpu_free. Reduced whole once
+  // it arrived; with receive fragments, fragment by fragment as they land, so no sooner than its
+  // whole reduction after its first byte arrived, nor than one fragment's after its last.
+  double reduction_end(double cpu_free, const Slot& piece, double gamma) const {
+    const double work = gamma * piece.reduce_bytes;
+    if (fragment_bytes_ <= 0 || piece.reduce_bytes <= 0) return std::max(cpu_free, piece.arrival) + work;
+    return std::max(std::max(cpu_free, piece.first_byte) + work,
+                    piece.arrival + gamma * std::min(fragment_bytes_, piece.reduce_bytes));
   }
 
   // Ranks that share CPUs (Topology::cpu_sharing): which resources are links at a rank's endpoint.
@@ -273,7 +289,7 @@ class Simulation {
       state.slots.clear();
       state.next_slot = 0;
       state.cpu_free = now;
-      state.scratch_copy_bytes = 0;
+      state.scratch_work_bytes = 0;
       state.pending_send_pieces = 0;
       receives_.clear();
       resolved_.clear();
@@ -292,8 +308,13 @@ class Simulation {
         receives_.push_back({rank, step, op, static_cast<int>(state.slots.size())});
         for (std::int64_t elements = cursor.next(); elements > 0; elements = cursor.next()) {
           const double bytes = static_cast<double>(elements) * element_bytes_;
-          if (scratch_ && lands_in_scratch_[state.slots.size()] != 0) state.scratch_copy_bytes += copy_cost_ratio_ * bytes;
-          state.slots.push_back({op.kind == OpKind::recv_reduce ? bytes : 0.0, 0.0, false});
+          const bool reduces = op.kind == OpKind::recv_reduce;
+          if (scratch_ && lands_in_scratch_[state.slots.size()] != 0) {  // copied in by the transport, combined later
+            state.scratch_work_bytes += reduces ? bytes : copy_cost_ratio_ * bytes;
+            state.slots.push_back({0.0, 0.0, 0.0, false});
+          } else {
+            state.slots.push_back({reduces ? bytes : 0.0, 0.0, 0.0, false});
+          }
         }
       }
       if (state.pending_send_pieces == 0 && state.slots.empty()) {
@@ -344,6 +365,7 @@ class Simulation {
     flow.pieces = pieces_of(receive);
     flow.first_slot = first_slot;
     flow.start_seconds = now;
+    flow.piece_start_seconds = now;
     flow.updated_at = now;
     flow.bytes = static_cast<double>(flow.pieces.elements()) * element_bytes_;
     flow.remaining = static_cast<double>(flow.pieces.next()) * element_bytes_;
@@ -384,6 +406,10 @@ class Simulation {
       case EventKind::piece_sent: {
         Flow& flow = flows_[static_cast<std::size_t>(event.subject)];
         if (flow.version != event.version) return;  // its rate changed since; a newer event stands
+        ranks_[static_cast<std::size_t>(flow.destination)]
+            .slots[static_cast<std::size_t>(flow.first_slot + flow.piece)]
+            .first_byte = flow.piece_start_seconds + flow.route.latency_seconds;
+        flow.piece_start_seconds = now;
         schedule({now + flow.route.latency_seconds, 0, EventKind::piece_arrived, flow.destination,
                   flow.first_slot + flow.piece, flow.source, 0});
         ++flow.piece;
@@ -406,7 +432,7 @@ class Simulation {
         if (sharing_ != nullptr && slot.reduce_bytes > 0) update_busy(event.subject, now, true);  // counted in its gamma
         for (; receiver.next_slot < receiver.slots.size() && receiver.slots[receiver.next_slot].arrived; ++receiver.next_slot) {
           const Slot& next = receiver.slots[receiver.next_slot];
-          receiver.cpu_free = std::max(receiver.cpu_free, next.arrival) + gamma_of(event.subject) * next.reduce_bytes;
+          receiver.cpu_free = reduction_end(receiver.cpu_free, next, gamma_of(event.subject));
         }
         if (sharing_ != nullptr) {
           update_busy(event.subject, now);
@@ -435,8 +461,8 @@ class Simulation {
     RankState& state = ranks_[static_cast<std::size_t>(rank)];
     if (state.finished || state.end_scheduled || state.pending_send_pieces != 0 || state.next_slot != state.slots.size())
       return;
-    // The scratch copies come on top: the rank's own transfers do not move while it copies.
-    const double end = std::max(state.cpu_free, now) + gamma_of(rank) * state.scratch_copy_bytes;
+    // The scratch receives are combined on top: the rank's own transfers do not move meanwhile.
+    const double end = std::max(state.cpu_free, now) + gamma_of(rank) * state.scratch_work_bytes;
     if (end > now) {
       state.end_scheduled = true;
       schedule({end, 0, EventKind::step_done, rank, 0, 0, 0});
@@ -578,6 +604,7 @@ class Simulation {
   // The executor's scratch copies, priced when the topology has a copy cost (copy_cost_ratio).
   std::optional<ScratchReceives> scratch_;
   double copy_cost_ratio_ = 0;
+  double fragment_bytes_ = 0;  // Topology::receive_fragment_bytes; 0: pieces reduced whole
   std::vector<Op> resolved_;                      // scratch of enter_step: the step's ops, peers resolved
   std::vector<unsigned char> lands_in_scratch_;   // per receive piece of the step
   std::vector<Flow> flows_;

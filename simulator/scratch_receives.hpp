@@ -1,7 +1,7 @@
 // The executor's scratch rule (collectives/execute.cpp, Executor::run, steps 1-2) replayed for
 // the flow-level model: which receive pieces of a rank's step land in scratch. Such a piece is
 // copied into scratch as it arrives and combined into the output only once the step's sends that
-// read those elements have completed: one copy more than a piece combined as it arrives.
+// read those elements have completed, where another piece is combined as it arrives.
 //
 // Per rank it keeps which elements' current value is in the output (the executor's in_output):
 // every element in place, none out of place until a step writes it. For one step, in the

@@ -30,6 +30,17 @@ using simulator::FlowPrediction;
 
 constexpr double gamma_seconds_per_byte = 3e-11;
 
+// Ring all-reduce on 2 ranks of switch:2 (10 GB/s links, a route's latency alpha = 1 us): step 0
+// sends and reduces half the buffer (b bytes), step 1 sends the other half back.
+struct TwoRankRing {
+  Topology topology = make_preset_topology("switch:2,bw=10e9,lat=0.5e-6");
+  std::int64_t count = 1 << 20;
+  double b = static_cast<double>(count) * 4.0 / 2;
+  double alpha = 1e-6;
+  double beta = 1 / 10e9;
+  Schedule ring = make_schedule("ring", Collective::allreduce, 2);
+};
+
 std::vector<double> rates_of(const std::vector<double>& capacities, const std::vector<std::vector<std::int32_t>>& flows) {
   simulator::SharingProblem problem;
   problem.capacities = capacities;
@@ -158,45 +169,70 @@ TEST(SimulatorFlowLevel, CpuSharingGivesABusyRankWhatItsWaitingMateLeaves) {
 }
 
 // The executor lands a receive in scratch when a send of its step still reads those elements
-// from the output, or another receive of the step writes them (scratch_receives.hpp); with a copy
-// cost that receive costs copy_cost_ratio x gamma per byte more, and without one nothing changes.
-TEST(SimulatorFlowLevel, ScratchCopiesCostTheCopyRatioWhereTheExecutorCopies) {
+// from the output, or another receive of the step writes them (scratch_receives.hpp). With a copy
+// cost (the calibrated topologies) such a receive is combined only after the step's transfers:
+// reduced at gamma x its bytes, or copied at copy_cost_ratio x gamma, with no overlap; without
+// one (the presets) every receive is priced alike.
+TEST(SimulatorFlowLevel, ScratchReceivesAreCombinedAfterTheStepsTransfers) {
   const std::int64_t count = 1 << 20;
   const double bytes = count * 4.0;
   const double ratio = 0.625;
-  const double copy = ratio * gamma_seconds_per_byte * bytes;
   const Topology plain = make_preset_topology("fully-connected:4,bw=10e9,lat=0.5e-6");
   Topology copying = plain;
   copying.set_copy_cost_ratio(ratio);
-  FlowLevelModel without(plain, gamma_seconds_per_byte);
-  FlowLevelModel with(copying, gamma_seconds_per_byte);
-  auto extra = [&](const char* algorithm, Placement placement) {
+  // In pieces of 1 MiB (4 per transfer), a reduction overlaps the next piece's transfer
+  // (gamma < beta), leaving one piece's; in scratch the whole reduction comes after the transfer.
+  FlowLevelOptions in_pieces;
+  in_pieces.segment_bytes = 1 << 20;
+  const double piece = static_cast<double>(in_pieces.segment_bytes);
+  const double lost_overlap = gamma_seconds_per_byte * (bytes - piece);
+  auto extra = [&](const char* algorithm, Placement placement, const FlowLevelOptions& options) {
     const Schedule schedule = make_schedule(algorithm, Collective::allreduce, 4);
-    return with.predict(schedule, count, DataType::float32, placement).prediction.seconds -
-           without.predict(schedule, count, DataType::float32, placement).prediction.seconds;
+    return FlowLevelModel(copying, gamma_seconds_per_byte, options).predict(schedule, count, DataType::float32, placement).prediction.seconds -
+           FlowLevelModel(plain, gamma_seconds_per_byte, options).predict(schedule, count, DataType::float32, placement).prediction.seconds;
   };
   // recursive_doubling sends and receives its whole buffer in both steps: out of place its first
   // step's sends read the input, the second's the output; in place both read the output.
-  EXPECT_NEAR(extra("recursive_doubling", Placement::out_of_place), copy, 1e-12);
-  EXPECT_NEAR(extra("recursive_doubling", Placement::in_place), 2 * copy, 1e-12);
-  // The server's three receives share every element: all three are copied, one after another.
-  EXPECT_NEAR(extra("parameter_server", Placement::out_of_place), 3 * copy, 1e-12);
-  EXPECT_NEAR(extra("parameter_server", Placement::in_place), 3 * copy, 1e-12);
-  // These never receive in a step what they send or another receive writes: no copy at all.
+  EXPECT_NEAR(extra("recursive_doubling", Placement::out_of_place, in_pieces), lost_overlap, 1e-12);
+  EXPECT_NEAR(extra("recursive_doubling", Placement::in_place, in_pieces), 2 * lost_overlap, 1e-12);
+  // Whole transfers: a reduction overlaps nothing either way.
+  EXPECT_NEAR(extra("recursive_doubling", Placement::in_place, {}), 0.0, 1e-12);
+  // These never receive in a step what they send or another receive writes: nothing changes.
   for (const char* algorithm : {"ring", "interval_paired", "halving_doubling"})
     for (Placement placement : {Placement::out_of_place, Placement::in_place})
-      EXPECT_EQ(extra(algorithm, placement), 0.0) << algorithm;
-  // In pieces, a piece's reduction overlaps receiving the next, but its copy does not: the rank's
-  // transfers wait while it copies (the shared-memory transport moves bytes only while the rank
-  // waits on it). So the copies cost the same whole: here 2 x 1 MiB pieces per 4 MiB transfer.
-  FlowLevelOptions in_pieces;
-  in_pieces.segment_bytes = 1 << 20;
-  FlowLevelModel without_in_pieces(plain, gamma_seconds_per_byte, in_pieces);
-  FlowLevelModel with_in_pieces(copying, gamma_seconds_per_byte, in_pieces);
-  const Schedule doubling = make_schedule("recursive_doubling", Collective::allreduce, 4);
-  EXPECT_NEAR(with_in_pieces.predict(doubling, count, DataType::float32, Placement::in_place).prediction.seconds -
-                  without_in_pieces.predict(doubling, count, DataType::float32, Placement::in_place).prediction.seconds,
-              2 * copy, 1e-12);
+      EXPECT_EQ(extra(algorithm, placement, in_pieces), 0.0) << algorithm;
+  // A plain receive of what the step also sends (2 ranks swapping chunk 0 in place) is copied in
+  // from scratch: copy_cost_ratio x gamma x its bytes on top.
+  Schedule swap = make_explicit("swap", Collective::allreduce, 2, 1);
+  for (int rank = 0; rank < 2; ++rank) {
+    add_op(swap, rank, 0, {OpKind::send, 1 - rank, {0, 1}});
+    add_op(swap, rank, 0, {OpKind::recv, 1 - rank, {0, 1}});
+  }
+  const Topology pair = make_preset_topology("fully-connected:2,bw=10e9,lat=0.5e-6");
+  Topology pair_copying = pair;
+  pair_copying.set_copy_cost_ratio(ratio);
+  EXPECT_NEAR(FlowLevelModel(pair_copying, gamma_seconds_per_byte).predict(swap, count, DataType::float32, Placement::in_place).prediction.seconds -
+                  FlowLevelModel(pair, gamma_seconds_per_byte).predict(swap, count, DataType::float32, Placement::in_place).prediction.seconds,
+              ratio * gamma_seconds_per_byte * bytes, 1e-12);
+}
+
+// With receive fragments (the shared-memory transport's slots), a receive combined on arrival
+// reduces each fragment as it lands: the reduction overlaps its own transfer and ends one
+// fragment's reduction after the last byte, where without them it ends a whole piece's after.
+TEST(SimulatorFlowLevel, ReceiveFragmentsOverlapAReductionWithItsOwnTransfer) {
+  // Whole transfers: 2 (alpha + b beta) + b gamma without fragments.
+  const TwoRankRing two;
+  Topology fragmented = two.topology;
+  fragmented.set_receive_fragment_bytes(128 * 1024);
+  const double gamma = 2e-11;
+  EXPECT_NEAR(FlowLevelModel(two.topology, gamma).predict(two.ring, two.count, DataType::float32).prediction.seconds,
+              2 * (two.alpha + two.b * two.beta) + two.b * gamma, 1e-15);
+  EXPECT_NEAR(FlowLevelModel(fragmented, gamma).predict(two.ring, two.count, DataType::float32).prediction.seconds,
+              2 * (two.alpha + two.b * two.beta) + 128 * 1024 * gamma, 1e-15);
+  // Reduction-bound (gamma > beta): the reduction, started with the first byte, is the limit.
+  const double slow_gamma = 3e-10;
+  EXPECT_NEAR(FlowLevelModel(fragmented, slow_gamma).predict(two.ring, two.count, DataType::float32).prediction.seconds,
+              two.alpha + two.b * slow_gamma + two.alpha + two.b * two.beta, 1e-15);
 }
 
 // The rule itself, step by step for one rank (pieces of 4 elements of a 16-element buffer in 4 chunks).
@@ -315,23 +351,18 @@ TEST(SimulatorFlowLevel, EqualsTheClosedFormWhenNothingIsShared) {
 }
 
 TEST(SimulatorFlowLevel, SegmentsOverlapReducingOnePieceWithReceivingTheNext) {
-  // Ring all-reduce on 2 ranks: step 0 sends and reduces half the buffer (b bytes), step 1 sends
-  // the other half back. Whole: 2 (alpha + b beta) + b gamma. In k pieces the reduction of each
-  // piece overlaps the next one's transfer (gamma < beta here), leaving one piece's reduction.
-  const Topology topology = make_preset_topology("switch:2,bw=10e9,lat=0.5e-6");
+  // Whole: 2 (alpha + b beta) + b gamma. In k pieces the reduction of each piece overlaps the
+  // next one's transfer (gamma < beta here), leaving one piece's reduction.
+  const TwoRankRing two;
   const double gamma = 2e-11;
-  const std::int64_t count = 1 << 20;
-  const double b = count * 4.0 / 2;
-  const double alpha = 1e-6;
-  const double beta = 1 / 10e9;
-  const Schedule ring = make_schedule("ring", Collective::allreduce, 2);
-  FlowLevelModel whole(topology, gamma);
-  EXPECT_NEAR(whole.predict(ring, count, DataType::float32).prediction.seconds, 2 * (alpha + b * beta) + b * gamma, 1e-15);
+  FlowLevelModel whole(two.topology, gamma);
+  EXPECT_NEAR(whole.predict(two.ring, two.count, DataType::float32).prediction.seconds,
+              2 * (two.alpha + two.b * two.beta) + two.b * gamma, 1e-15);
   FlowLevelOptions options;
   options.segment_bytes = 256 * 1024;
-  FlowLevelModel segmented(topology, gamma, options);
-  EXPECT_NEAR(segmented.predict(ring, count, DataType::float32).prediction.seconds,
-              2 * (alpha + b * beta) + static_cast<double>(options.segment_bytes) * gamma, 1e-12);
+  FlowLevelModel segmented(two.topology, gamma, options);
+  EXPECT_NEAR(segmented.predict(two.ring, two.count, DataType::float32).prediction.seconds,
+              2 * (two.alpha + two.b * two.beta) + static_cast<double>(options.segment_bytes) * gamma, 1e-12);
 }
 
 TEST(SimulatorFlowLevel, IsDeterministicRunToRun) {

@@ -1,5 +1,6 @@
 // topology/: preset shapes, hop counts and bottlenecks, route determinism, the ringlab.topology/1
 // JSON form (round trip, malformed input, limits).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -634,6 +635,33 @@ TEST(TopologyCopyCost, RoundTripsIsShownAndRefusesBadValuesNamingThem) {
       << reader_error(bad);
   bad["copy_cost_ratio"] = "cheap";
   EXPECT_NE(reader_error(bad).find("copy_cost_ratio: is \"cheap\""), std::string::npos) << reader_error(bad);
+}
+
+TEST(TopologyReceiveFragments, RoundTripsIsShownAndRefusesBadValuesNamingThem) {
+  Topology topology = make_preset_topology("host-shm:2");
+  EXPECT_FALSE(topology.receive_fragment_bytes());
+  EXPECT_FALSE(to_json(topology).contains("receive_fragment_bytes"));
+  topology.set_receive_fragment_bytes(131072);
+  const nlohmann::json document = to_json(topology);
+  EXPECT_EQ(topology_from_json(document).receive_fragment_bytes(), 131072);
+  std::ostringstream laid_out;
+  write_topology_json(laid_out, topology);
+  EXPECT_EQ(topology_from_json(nlohmann::json::parse(laid_out.str())).receive_fragment_bytes(), 131072);
+  EXPECT_EQ(topology.at_footprint(1 << 20).receive_fragment_bytes(), 131072);
+  std::ostringstream summary;
+  print_topology_summary(summary, topology, RouteListing::examples);
+  EXPECT_NE(summary.str().find("receive fragments: 131072 B"), std::string::npos) << summary.str();
+
+  EXPECT_THROW(topology.set_receive_fragment_bytes(0), std::invalid_argument);
+  nlohmann::json bad = document;
+  for (const nlohmann::json& value : {nlohmann::json(0), nlohmann::json(-64), nlohmann::json(1.5), nlohmann::json("128K")}) {
+    bad["receive_fragment_bytes"] = value;
+    EXPECT_NE(reader_error(bad).find(fmt::format("topology JSON: receive_fragment_bytes: is {}; expected a whole number of "
+                                                 "bytes >= 1",
+                                                 value.dump())),
+              std::string::npos)
+        << reader_error(bad);
+  }
 }
 
 }  // namespace

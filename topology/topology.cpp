@@ -140,6 +140,13 @@ void Topology::set_copy_cost_ratio(double copy_over_reduce) {
   copy_cost_ratio_ = copy_over_reduce;
 }
 
+void Topology::set_receive_fragment_bytes(std::int64_t bytes) {
+  if (bytes < 1)
+    throw std::invalid_argument(fmt::format(
+        "receive fragment of {} bytes: expected a whole number of bytes >= 1 (e.g. 131072, the transport's slot)", bytes));
+  receive_fragment_bytes_ = bytes;
+}
+
 void Topology::set_footprint_curves(FootprintCurves curves) {
   if (!curves.link_bandwidth.empty() && !curves.link_bandwidth_factor.empty())
     throw std::invalid_argument(

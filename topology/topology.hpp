@@ -81,12 +81,18 @@ class Topology {
   // std::invalid_argument for a negative or non-finite value.
   void set_gamma_seconds_per_byte(double seconds_per_byte);
   // What copying a byte costs the ranks' CPUs, as a multiple of gamma (reducing a byte), when
-  // known (ringlab calibrate measures both kernels). The flow-level model prices with it the
-  // executor's scratch copy: a receive whose elements a send of the same step still reads lands
-  // in scratch and is combined from there, one copy more than a receive combined as it arrives.
-  // Without it, that copy is free (the presets). Throws std::invalid_argument for a negative or
-  // non-finite value.
+  // known (ringlab calibrate measures both kernels). With it the flow-level model prices the
+  // executor's scratch receives (a receive whose elements a send of the same step still reads
+  // lands in scratch) as the executor runs them: combined after the step's transfers, reduced at
+  // gamma or, a plain receive, copied at this ratio x gamma. Without it (the presets) every
+  // receive is priced alike. Throws std::invalid_argument for a negative or non-finite value.
   void set_copy_cost_ratio(double copy_over_reduce);
+  // The largest piece of a message the transport hands a receive at once, when it delivers in
+  // pieces (ringlab calibrate writes the shared-memory transport's slot size): a receive that
+  // combines on arrival reduces each fragment as it lands, so its reduction overlaps its own
+  // transfer (the flow-level model). Without it, a receive is reduced once it has arrived whole.
+  // Throws std::invalid_argument for a value < 1.
+  void set_receive_fragment_bytes(std::int64_t bytes);
   // Bandwidths and gamma that depend on the job's footprint (footprint_curve.hpp). Throws
   // std::invalid_argument, naming the link or switch, when a link_bandwidth curve is given but
   // the links do not all have one bandwidth (both directions), or a switch_capacity curve but
@@ -106,6 +112,7 @@ class Topology {
   bool endpoints_forward() const { return endpoints_forward_; }
   std::optional<double> gamma_seconds_per_byte() const { return gamma_seconds_per_byte_; }
   std::optional<double> copy_cost_ratio() const { return copy_cost_ratio_; }
+  std::optional<std::int64_t> receive_fragment_bytes() const { return receive_fragment_bytes_; }
   const FootprintCurves& footprint_curves() const { return footprint_curves_; }
   const std::optional<CpuSharing>& cpu_sharing() const { return cpu_sharing_; }
   int num_nodes() const { return static_cast<int>(nodes_.size()); }
@@ -132,6 +139,7 @@ class Topology {
   bool endpoints_forward_ = false;
   std::optional<double> gamma_seconds_per_byte_;
   std::optional<double> copy_cost_ratio_;
+  std::optional<std::int64_t> receive_fragment_bytes_;
   FootprintCurves footprint_curves_;
   std::optional<CpuSharing> cpu_sharing_;
   std::vector<Node> nodes_;

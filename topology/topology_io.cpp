@@ -232,6 +232,7 @@ nlohmann::json to_json(const Topology& topology) {
                               {"links", std::move(links)}};
   if (topology.gamma_seconds_per_byte()) document["gamma_seconds_per_byte"] = *topology.gamma_seconds_per_byte();
   if (topology.copy_cost_ratio()) document["copy_cost_ratio"] = *topology.copy_cost_ratio();
+  if (topology.receive_fragment_bytes()) document["receive_fragment_bytes"] = *topology.receive_fragment_bytes();
   if (!topology.footprint_curves().empty()) document["footprint_curves"] = curves_to_json(topology.footprint_curves());
   if (const std::optional<CpuSharing>& sharing = topology.cpu_sharing())
     document["cpu_sharing"] = {{"cpu_of_rank", sharing->cpu_of_rank},
@@ -247,6 +248,8 @@ void write_topology_json(std::ostream& out, const Topology& topology) {
   if (document.contains("gamma_seconds_per_byte"))
     out << ", \"gamma_seconds_per_byte\": " << document.at("gamma_seconds_per_byte").dump();
   if (document.contains("copy_cost_ratio")) out << ", \"copy_cost_ratio\": " << document.at("copy_cost_ratio").dump();
+  if (document.contains("receive_fragment_bytes"))
+    out << ", \"receive_fragment_bytes\": " << document.at("receive_fragment_bytes").dump();
   out << ",\n";
   if (document.contains("footprint_curves")) {
     out << " \"footprint_curves\": {";
@@ -270,8 +273,8 @@ void write_topology_json(std::ostream& out, const Topology& topology) {
 
 Topology topology_from_json(const nlohmann::json& document) {
   require_object(document, "(top level)",
-                 {"schema", "name", "endpoints_forward", "gamma_seconds_per_byte", "copy_cost_ratio", "footprint_curves",
-                  "cpu_sharing", "nodes", "links", "calibration"});
+                 {"schema", "name", "endpoints_forward", "gamma_seconds_per_byte", "copy_cost_ratio", "receive_fragment_bytes",
+                  "footprint_curves", "cpu_sharing", "nodes", "links", "calibration"});
   const nlohmann::json& schema = field(document, "schema", "(top level)");
   if (schema != topology_schema)
     fail("schema", fmt::format("is {}; this build reads \"{}\"", schema.dump(), topology_schema));
@@ -305,6 +308,13 @@ Topology topology_from_json(const nlohmann::json& document) {
   if (const std::optional<double> ratio = optional_non_negative(
           document, "copy_cost_ratio", "a number >= 0 (copying a byte over reducing one, e.g. 0.7)"))
     topology.set_copy_cost_ratio(*ratio);
+  if (document.contains("receive_fragment_bytes")) {
+    const nlohmann::json& value = document.at("receive_fragment_bytes");
+    if (!value.is_number_integer() || value.get<std::int64_t>() < 1)
+      fail("receive_fragment_bytes",
+           fmt::format("is {}; expected a whole number of bytes >= 1 (e.g. 131072, the transport's slot)", value.dump()));
+    topology.set_receive_fragment_bytes(value.get<std::int64_t>());
+  }
   topology.reserve(static_cast<std::int64_t>(nodes.size()), static_cast<std::int64_t>(links.size()));
   for (std::size_t i = 0; i < nodes.size(); ++i) add_node_from_json(topology, nodes[i], i);
   for (std::size_t i = 0; i < links.size(); ++i) add_link_from_json(topology, links[i], i);

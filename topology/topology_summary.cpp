@@ -81,8 +81,11 @@ void print_topology_summary(std::ostream& out, const Topology& topology, RouteLi
   }
   if (const std::optional<double> ratio = topology.copy_cost_ratio())
     fmt::print(out, "copy cost: copying a byte costs {:.3g} x gamma; flow-level: a receive the executor lands in scratch "
-                    "pays that copy\n",
+                    "is combined after the step's transfers (copied at this cost, or reduced at gamma)\n",
                *ratio);
+  if (const std::optional<std::int64_t> fragment = topology.receive_fragment_bytes())
+    fmt::print(out, "receive fragments: {} B; flow-level: a receive combined on arrival reduces each fragment as it lands\n",
+               *fragment);
 
   Router router(topology);
   int farthest = 0;

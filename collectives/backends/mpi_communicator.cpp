@@ -371,6 +371,11 @@ RequestPtr MpiCommunicator::post_recv(std::span<std::byte> data, int peer, int t
   return request;
 }
 
+std::int64_t MpiCommunicator::receive_fragment_bytes() const {
+  if (!shm_memory_ || shm_memory_->ranks_on_host() < size_) return 0;
+  return static_cast<std::int64_t>(shm_memory_->slot_bytes());
+}
+
 RequestPtr MpiCommunicator::post_recv_reduce(std::span<std::byte> target, const std::byte* base, int peer, int tag,
                                              DataType type, ReduceOp op) {
   check_transfer(target.size(), peer, tag, "post_recv_reduce");

@@ -120,6 +120,8 @@ class MpiCommunicator final : public Communicator {
   // "shared memory between the K ranks of each host (S slots of B KiB per pair), MPI between
   // hosts" or "MPI point-to-point (reason)".
   std::string transport_description() const override { return transport_description_; }
+  // The shared-memory slot size when every peer shares the host, else 0.
+  std::int64_t receive_fragment_bytes() const override;
   bool uses_shared_memory() const { return shm_ != nullptr; }
 
   // MPI_Allreduce (MPI_IN_PLACE when send == recv), in pieces when count exceeds the piece size.
