@@ -27,7 +27,7 @@ struct AllreduceArguments {
   std::string type = "float32";
   std::string op = "sum";
   int iterations = 5;
-  std::int64_t segment_bytes = std::int64_t{1} << 20;
+  std::string segment_bytes = "1M";
   bool in_place = false;
   double timeout_seconds = default_timeout_seconds;
   AlgorithmOptions options;
@@ -73,7 +73,7 @@ int run_on(Communicator& comm, const AllreduceArguments& arguments, const std::o
   const DataType type = parse_data_type(arguments.type);
   const ReduceOp op = parse_reduce_op(arguments.op);
   ExecuteOptions options;
-  options.segment_bytes = static_cast<std::size_t>(arguments.segment_bytes);
+  options.segment_bytes = static_cast<std::size_t>(parse_segment_bytes(arguments.segment_bytes));
   options.timeout = timeout_from_seconds(arguments.timeout_seconds);
   FaultInjector fault(fault_spec);
   options.fault = &fault;
@@ -120,7 +120,7 @@ CommandRunner add_allreduce_command(CLI::App& app) {
       ->capture_default_str();
   command->add_option("-o,--op", arguments->op, "sum|prod|min|max|avg")->capture_default_str();
   command->add_option("-n,--iters", arguments->iterations, "Timed iterations")->capture_default_str();
-  command->add_option("--segment-bytes", arguments->segment_bytes, "Segment size (0 = whole transfers)")
+  command->add_option("--segment-bytes", arguments->segment_bytes, "Segment size, K/M/G suffixes (0 = whole transfers)")
       ->capture_default_str();
   command->add_flag("--in-place", arguments->in_place, "Use the same buffer for input and output");
   add_timeout_option(*command, arguments->timeout_seconds);
@@ -128,7 +128,7 @@ CommandRunner add_allreduce_command(CLI::App& app) {
   command->add_option("--shards", arguments->options.shards, "parameter_server shards")->capture_default_str();
   return [arguments] {
     if (arguments->iterations < 0) throw std::invalid_argument("--iters must not be negative");
-    if (arguments->segment_bytes < 0) throw std::invalid_argument("--segment-bytes must not be negative");
+    parse_segment_bytes(arguments->segment_bytes);  // refused before any rank starts
     checked_timeout(arguments->timeout_seconds);
     const std::optional<FaultSpec> fault = fault_from_environment();
     const std::string backend = resolve_backend(arguments->backend);

@@ -41,7 +41,7 @@ struct BenchArguments {
   std::string op = "sum";
   int average = 3;
   std::string baseline;
-  std::int64_t segment_bytes = std::int64_t{1} << 20;
+  std::string segment_bytes = "1M";
   int local_register = 0;
   std::string backend = "auto";
   int ranks = 4;
@@ -83,7 +83,7 @@ bench::BenchOptions to_options(const BenchArguments& arguments, const std::strin
   if (arguments.check != 0 && arguments.check != 1) throw std::invalid_argument("-c/--check takes 0 or 1");
   if (arguments.average < 0 || arguments.average > 3)
     throw std::invalid_argument("-a/--average takes 0 (rank 0), 1 (mean), 2 (min) or 3 (max)");
-  if (arguments.segment_bytes < 0) throw std::invalid_argument("--segment-bytes must not be negative");
+  const std::int64_t segment_bytes = parse_segment_bytes(arguments.segment_bytes);
   if (arguments.local_register != 0 && arguments.local_register != 1)
     throw std::invalid_argument("-R/--local_register takes 0 (heap buffers) or 1 (registered buffers)");
   checked_timeout(arguments.timeout_seconds);
@@ -103,7 +103,7 @@ bench::BenchOptions to_options(const BenchArguments& arguments, const std::strin
   options.check = arguments.check == 1;
   options.op = parse_reduce_op(arguments.op);
   options.average = static_cast<bench::Average>(arguments.average);
-  options.segment_bytes = static_cast<std::size_t>(arguments.segment_bytes);
+  options.segment_bytes = static_cast<std::size_t>(segment_bytes);
   options.register_buffers = arguments.local_register == 1;
   options.device_buffers = is_device_backend(backend) || arguments.gpu_buffers == 1;
   options.timeout_seconds = arguments.timeout_seconds;
@@ -220,7 +220,7 @@ CommandRunner add_bench_command(CLI::App& app, const std::string& command_line) 
   command->add_option("-a,--average", arguments->average, "Time over ranks: 0 rank 0, 1 mean, 2 min, 3 max")
       ->capture_default_str();
   command->add_option("--baseline", arguments->baseline, "Reference for ratios (default mpi-native, else the first)");
-  command->add_option("--segment-bytes", arguments->segment_bytes, "Segment size (0 = whole transfers)")
+  command->add_option("--segment-bytes", arguments->segment_bytes, "Segment size, K/M/G suffixes (0 = whole transfers)")
       ->capture_default_str();
   command->add_option("-R,--local_register", arguments->local_register,
                       "1: buffers the backend registers (mpi: shared memory peers read sends from, one copy); 0: heap")

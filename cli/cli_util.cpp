@@ -67,6 +67,14 @@ std::int64_t parse_size(std::string_view text) {
   return value * multiplier;
 }
 
+std::int64_t parse_segment_bytes(std::string_view text) {
+  try {
+    return parse_size(text);
+  } catch (const std::invalid_argument& error) {
+    throw std::invalid_argument(fmt::format("--segment-bytes: {} (0 = whole transfers)", error.what()));
+  }
+}
+
 std::vector<std::string> parse_name_list(std::string_view text, const std::vector<std::string>& valid) {
   if (text == "all") return valid;
   std::vector<std::string> names;

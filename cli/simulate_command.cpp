@@ -36,7 +36,7 @@ struct SimulateArguments {
   int ranks = 0;  // 0: the topology's endpoint count
   std::optional<double> gamma_seconds_per_byte;  // empty: the topology's, else the default
   std::string model = "flow-level";
-  std::int64_t segment_bytes = std::int64_t{1} << 20;  // the bench's default
+  std::string segment_bytes = "1M";  // the bench's default
   std::string trace;
   std::string command_line;
   // --workload: one training iteration instead of the size sweep
@@ -61,10 +61,8 @@ bench::BenchOptions to_options(const SimulateArguments& arguments, std::vector<s
   options.iterations = 1;
   options.warmup_iterations = 0;
   options.check = false;
-  if (arguments.segment_bytes < 0)
-    throw std::invalid_argument(fmt::format("--segment-bytes {} is negative; pass 0 for whole transfers",
-                                            arguments.segment_bytes));
-  options.segment_bytes = arguments.model == flow_level_name ? static_cast<std::size_t>(arguments.segment_bytes) : 0;
+  const std::int64_t segment_bytes = parse_segment_bytes(arguments.segment_bytes);
+  options.segment_bytes = arguments.model == flow_level_name ? static_cast<std::size_t>(segment_bytes) : 0;
   std::vector<std::string> valid;
   for (const AlgorithmInfo& info : algorithms()) valid.emplace_back(info.name);
   std::vector<std::string> listed = valid;  // "all": the algorithms with a schedule
@@ -262,7 +260,7 @@ int run_workload_simulate(const SimulateArguments& arguments) {
     plans.push_back(training::make_iteration_plan(workload, profile, mode, nranks, arguments.global_batch, bucket_bytes));
   bench::check_output_path(arguments.sweep.json, arguments.sweep.force);
   const double gamma = simulator::choose_gamma(topology, arguments.gamma_seconds_per_byte);
-  const std::int64_t segment_bytes = arguments.model == flow_level_name ? arguments.segment_bytes : 0;
+  const std::int64_t segment_bytes = arguments.model == flow_level_name ? parse_segment_bytes(arguments.segment_bytes) : 0;
   simulator::WorkloadPredictor predictor(topology, arguments.model, gamma, segment_bytes);
 
   training::WorkloadRunDescription run;
@@ -325,7 +323,7 @@ CommandRunner add_simulate_command(CLI::App& app, const std::string& command_lin
                                   simulator::default_gamma_seconds_per_byte));
   command->add_option("--model", arguments->model, "flow-level or closed-form")->capture_default_str();
   command->add_option("--segment-bytes", arguments->segment_bytes,
-                      "Segment size the executor cuts transfers into, as ringlab bench's (0 = whole transfers; "
+                      "Segment size the executor cuts transfers into, as ringlab bench's, K/M/G suffixes (0 = whole transfers; "
                       "flow-level model only)")
       ->capture_default_str();
   command->add_option("--trace", arguments->trace,
