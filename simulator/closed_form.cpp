@@ -112,6 +112,18 @@ struct EveryPairAlike {
   RouteCost between(int /*source*/, int /*destination*/) const { return cost; }
 };
 
+// Calls walk(routes) with the routes an explicit schedule's ops are priced by: EveryPairAlike
+// when every pair costs alike (`pairs_alike`: such ops name other ranks only, op_in_range), else
+// route_costs itself. Two instantiations of the walk, one per kind of routes.
+template <typename Walk>
+decltype(auto) with_op_routes(RouteCosts& route_costs, bool pairs_alike, Walk&& walk) {
+  if (pairs_alike) {
+    EveryPairAlike alike{route_costs.between(1, 0)};
+    return walk(alike);
+  }
+  return walk(route_costs);
+}
+
 // Walks of an explicit schedule go in blocks of ranks, step by step within a block and rank by
 // rank within a step: a block's programs stay in the cache across its steps, where a walk step by
 // step over all N ranks would miss the cache on each separately allocated program once per step.
@@ -248,14 +260,7 @@ std::optional<Prediction> predict_alike(const Schedule& schedule, RouteCosts& ro
     }
     return true;
   };
-  bool alike = false;
-  if (route_costs.every_pair_alike()) {
-    EveryPairAlike every_pair{route_costs.between(1, 0)};
-    alike = every_rank_alike(every_pair);
-  } else {
-    alike = every_rank_alike(route_costs);
-  }
-  if (!alike) return std::nullopt;
+  if (!with_op_routes(route_costs, route_costs.every_pair_alike(), every_rank_alike)) return std::nullopt;
   return price_alike(rank0, schedule.nranks, gamma_seconds_per_byte);
 }
 
@@ -640,8 +645,7 @@ Prediction ClosedFormModel::predict(const PreparedSchedule& prepared, std::int64
     loads[slot].resize(nranks);  // each entry is reset as its rank is walked
     rank_start[slot].resize(nranks + 1);
   }
-  // An explicit schedule's ops name other ranks only (op_in_range), so on a network where every
-  // pair of ranks costs alike each op's route is that one cost.
+  // A circulant schedule's ops are offsets, which may name the rank itself: their routes are looked up.
   const bool every_pair_alike = !schedule.circulant && route_costs_.every_pair_alike();
   std::vector<double> finish(nranks, 0.0);
   std::vector<double> next_finish(nranks, 0.0);
@@ -677,12 +681,7 @@ Prediction ClosedFormModel::predict(const PreparedSchedule& prepared, std::int64
         }
       }
     };
-    if (every_pair_alike) {  // halving_doubling at N = 65535: 48-50 -> 40 ms (docs/simulator.md)
-      EveryPairAlike alike{route_costs_.between(1, 0)};
-      pass1(alike);
-    } else {
-      pass1(route_costs_);
-    }
+    with_op_routes(route_costs_, every_pair_alike, pass1);  // halving_doubling at N = 65535: 48-50 -> 40 ms
     // Pass 2, step by step: when each transfer ends, hence each rank's step.
     for (std::size_t slot = 0; slot < window_steps; ++slot) {
       const std::vector<PortLoad>& load = loads[slot];
