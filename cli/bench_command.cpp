@@ -20,6 +20,7 @@
 #include "execute.hpp"
 #include "job_options.hpp"
 #include "launch.hpp"
+#include "output_file.hpp"
 #include "sweep_arguments.hpp"
 #ifdef RINGLAB_HAVE_CUDA
 #include "device_info.hpp"
@@ -149,7 +150,8 @@ double measure_memcpy_alone(Communicator& comm, const bench::BenchOptions& optio
 }
 
 int run_bench(Communicator& comm, const BenchArguments& arguments, const bench::BenchOptions& options,
-              const std::vector<bench::SweepSize>& sizes, std::vector<std::string> notes, const std::string& backend) {
+              const std::vector<bench::SweepSize>& sizes, std::vector<std::string> notes, const std::string& backend,
+              int standard_output) {
   check_ranks_agree(comm, bench::describe(options),
                     timeout_from_seconds(options.timeout_seconds),
                     "the bench options");
@@ -175,6 +177,7 @@ int run_bench(Communicator& comm, const BenchArguments& arguments, const bench::
   if (leader && !options.quiet) bench::print_header(stdout, run, options);
   ProgressLine progress(leader && !options.quiet && isatty(STDERR_FILENO) == 1);
   const bool write_json = leader && !arguments.sweep.json.empty();
+  const bool json_to_file = !io::is_standard_output(arguments.sweep.json);
   std::vector<bench::ResultRow> measured;  // rank 0: every size measured so far
   const auto rows = bench::run_sweep(
       comm, options, sizes, buffers,
@@ -183,17 +186,17 @@ int run_bench(Communicator& comm, const BenchArguments& arguments, const bench::
         if (leader && !options.quiet) bench::print_size_rows(stdout, size_rows, options);
         // Nothing lost: after each size the report holds everything measured so far, marked
         // incomplete, replaced atomically, so a crash leaves a whole file, never a torn one.
-        if (!write_json) return;
+        if (!write_json || !json_to_file) return;
         measured.insert(measured.end(), size_rows.begin(), size_rows.end());
-        bench::write_report(arguments.sweep.json, bench::make_report(run, options, measured, false));
+        io::write_json_file(arguments.sweep.json, bench::make_report(run, options, measured, false));
       },
       [&](const bench::SweepProgress& step) { progress.show(step); });
   progress.clear();
   if (!leader) return 0;
   bench::print_footer(stdout, rows, options);
   if (write_json) {
-    bench::write_report(arguments.sweep.json, bench::make_report(run, options, rows, true));
-    fmt::print("# report written to {}\n", arguments.sweep.json);
+    io::write_json_file(arguments.sweep.json, bench::make_report(run, options, rows, true), 1, standard_output);
+    if (json_to_file) fmt::print("# report written to {}\n", arguments.sweep.json);
   }
   const bool all_correct = std::all_of(rows.begin(), rows.end(), [](const bench::ResultRow& row) { return row.wrong <= 0; });
   return all_correct ? 0 : 1;
@@ -245,11 +248,12 @@ CommandRunner add_bench_command(CLI::App& app, const std::string& command_line) 
     const std::vector<bench::SweepSize> sizes = bench::sweep_sizes(options, &notes);
     const int ranks_here = backend == "threads" || backend == "cuda-peer" ? arguments->ranks : 1;
     bench::check_memory(options, ranks_here, bench::available_memory_bytes());
-    bench::check_output_path(arguments->sweep.json, arguments->sweep.force);
+    check_output_option(arguments->sweep.json, arguments->sweep.force, "--json");
+    const io::StandardOutputForData data_output(to_standard_output({{"--json", &arguments->sweep.json}}));
     return run_ranks(backend,
                      DeviceLayout{arguments->ranks, arguments->ranks_per_gpu, arguments->gpus, arguments->gpu_buffers == 1},
                      [&](Communicator& comm) {
-      return run_bench(comm, *arguments, options, sizes, notes, backend);
+      return run_bench(comm, *arguments, options, sizes, notes, backend, data_output.descriptor());
     });
   };
 }

@@ -18,6 +18,7 @@
 #include "job_options.hpp"
 #include "launch.hpp"
 #include "machine_info.hpp"
+#include "output_file.hpp"
 #include "per_cpu_topology.hpp"
 #include "rank_placement.hpp"
 #include "report.hpp"
@@ -44,6 +45,7 @@ struct CalibrateArguments {
   bool force = false;
   bool quiet = false;
   std::string command_line;
+  int standard_output = 1;  // where --json - goes (io::StandardOutputForData)
 };
 
 // min, min*f, min*f^2, ... and max itself.
@@ -230,8 +232,9 @@ void fit_and_write(const calibration::Measurements& measurements, int cores, int
   context["beta_min_bytes"] = fit_options.beta_min_bytes;
   nlohmann::json document = to_json(topology);
   document["calibration"] = calibration::calibration_record(measurements, fit, context);
-  bench::write_report(arguments.json, document);
-  if (!arguments.quiet) fmt::print("# calibrated topology written to {}\n", arguments.json);
+  io::write_json_file(arguments.json, document, 1, arguments.standard_output);
+  if (!arguments.quiet && !io::is_standard_output(arguments.json))
+    fmt::print("# calibrated topology written to {}\n", arguments.json);
 }
 
 // --from-report: the measurements of a calibration record refitted; its context kept, with where
@@ -310,7 +313,9 @@ CommandRunner add_calibrate_command(CLI::App& app, const std::string& command_li
       "calibrate", "Measure ping-pong latency and bandwidth between rank pairs, concurrent transfers and the reduce "
                    "kernel (mpiexec -n N), fit alpha, beta, gamma and the host-shm memory bandwidth, and write a "
                    "calibrated ringlab.topology/1 file. Never times an all-reduce.");
-  command->add_option("--json", arguments->json, "Calibrated topology file to write")->required();
+  command->add_option("--json", arguments->json, "Calibrated topology file to write (- = standard output)")
+      ->required()
+      ->check(output_path());
   command->add_flag("--force", arguments->force, "Overwrite an existing --json file");
   command->add_option("--from-report", arguments->from_report,
                       "Measure nothing: refit the samples of this calibration report (a file ringlab calibrate wrote) "
@@ -343,7 +348,9 @@ CommandRunner add_calibrate_command(CLI::App& app, const std::string& command_li
     if (!arguments->from_report.empty()) {
       if (parse_size(arguments->alpha_max_bytes) < 0 || parse_size(arguments->beta_min_bytes) < 0)
         throw std::invalid_argument("--alpha-max-bytes and --beta-min-bytes must not be negative");
-      bench::check_output_path(arguments->json, arguments->force);
+      check_output_option(arguments->json, arguments->force, "--json");
+      const io::StandardOutputForData data_output(to_standard_output({{"--json", &arguments->json}}));
+      arguments->standard_output = data_output.descriptor();
       return refit_from_report(*arguments);
     }
     const std::string backend = resolve_backend(arguments->backend);
@@ -358,8 +365,10 @@ CommandRunner add_calibrate_command(CLI::App& app, const std::string& command_li
     const std::vector<std::int64_t> sizes = ping_pong_sizes(*arguments);
     if (parse_size(arguments->alpha_max_bytes) < 0 || parse_size(arguments->beta_min_bytes) < 0)
       throw std::invalid_argument("--alpha-max-bytes and --beta-min-bytes must not be negative");
-    bench::check_output_path(arguments->json, arguments->force);
+    check_output_option(arguments->json, arguments->force, "--json");
     const std::optional<FaultSpec> fault = fault_from_environment();
+    const io::StandardOutputForData data_output(to_standard_output({{"--json", &arguments->json}}));
+    arguments->standard_output = data_output.descriptor();
     return run_ranks(backend, arguments->ranks, [&](Communicator& comm) {
       return run_calibrate(comm, *arguments, sizes, backend, fault);
     });

@@ -8,6 +8,8 @@
 #include <limits>
 #include <stdexcept>
 
+#include "output_file.hpp"
+
 namespace ringlab::cli {
 
 namespace {
@@ -84,6 +86,28 @@ std::vector<std::string> parse_name_list(std::string_view text, const std::vecto
     names.emplace_back(part);
   }
   return names;
+}
+
+CLI::Validator output_path() {
+  return CLI::Validator(
+      [](std::string& path) -> std::string {
+        return path.empty() ? "the path is empty; give a file name, or - for standard output" : "";
+      },
+      "PATH");
+}
+
+void check_output_option(const std::string& path, bool force, std::string_view option) {
+  if (!path.empty()) io::check_output_path(path, force, option);
+}
+
+bool to_standard_output(std::initializer_list<std::pair<std::string_view, const std::string*>> outputs) {
+  std::vector<std::string_view> options;
+  for (const auto& [option, path] : outputs)
+    if (io::is_standard_output(*path)) options.push_back(option);
+  if (options.size() > 1)
+    throw std::invalid_argument(fmt::format("{} all name standard output ('-'); at most one output can go there",
+                                            fmt::join(options, " and ")));
+  return !options.empty();
 }
 
 }  // namespace ringlab::cli

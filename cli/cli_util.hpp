@@ -1,6 +1,8 @@
 // Parsing helpers shared by the subcommands.
 #pragma once
 
+#include <CLI/CLI.hpp>
+
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -18,5 +20,13 @@ std::int64_t parse_segment_bytes(std::string_view text);
 
 // "all" -> every name in `valid`; otherwise a comma-separated list, each checked by `check`.
 std::vector<std::string> parse_name_list(std::string_view text, const std::vector<std::string>& valid);
+
+// Output files (io/output_file.hpp). An output option's path: "" means the option was not given,
+// so an empty path on the command line is refused by the option itself (`output_path`).
+CLI::Validator output_path();
+// Checks a given output path when the command starts, before any work (no-op for "").
+void check_output_option(const std::string& path, bool force, std::string_view option);
+// At most one of a command's outputs may be "-" (standard output); true if one is.
+bool to_standard_output(std::initializer_list<std::pair<std::string_view, const std::string*>> outputs);
 
 }  // namespace ringlab::cli

@@ -15,6 +15,7 @@
 #include "commands.hpp"
 #include "compare.hpp"
 #include "flow_level.hpp"
+#include "output_file.hpp"
 #include "report.hpp"
 #include "topology_io.hpp"
 
@@ -110,13 +111,14 @@ void print_summary(const simulator::Comparison& comparison, std::int64_t min_byt
 int run_compare(const CompareArguments& arguments) {
   // Everything that can be refused is refused before the first prediction.
   const std::int64_t min_bytes = parse_size(arguments.min_bytes);
+  check_output_option(arguments.json, arguments.force, "--json");
+  const io::StandardOutputForData data_output(to_standard_output({{"--json", &arguments.json}}));
   const Topology topology = load_topology(arguments.topology);
   std::vector<simulator::MeasuredReport> reports;
   for (const std::string& path : arguments.reports) reports.push_back(simulator::read_measured_report(path));
   std::vector<std::string> notes;
   check_fits(reports, topology, arguments.topology, notes);
   note_placements(reports, calibrated_rank_cpus(arguments.topology), notes);
-  bench::check_output_path(arguments.json, arguments.force);
   const double gamma = simulator::choose_gamma(topology, arguments.gamma_seconds_per_byte);
 
   // One entry per model. The flow-level model cuts transfers as the bench did: one model per
@@ -158,8 +160,10 @@ int run_compare(const CompareArguments& arguments) {
                                     {"topology_name", topology.name()},
                                     {"gamma_seconds_per_byte", gamma},
                                     {"measured", "time_us.p50"}};
-    bench::write_report(arguments.json, simulator::compare_to_json(comparison, min_bytes, context));
-    if (!arguments.quiet) fmt::print("# comparison written to {}\n", arguments.json);
+    io::write_json_file(arguments.json, simulator::compare_to_json(comparison, min_bytes, context), 1,
+                        data_output.descriptor());
+    if (!arguments.quiet && !io::is_standard_output(arguments.json))
+      fmt::print("# comparison written to {}\n", arguments.json);
   }
   return 0;
 }
@@ -180,7 +184,8 @@ CommandRunner add_compare_command(CLI::App& app, const std::string& command_line
       ->capture_default_str();
   command->add_option("--gamma", arguments->gamma_seconds_per_byte,
                       "Reduction cost, seconds per byte (default: the topology's gamma_seconds_per_byte, else 1e-10)");
-  command->add_option("--json", arguments->json, "Write the ringlab.compare/1 document here");
+  command->add_option("--json", arguments->json, "Write the ringlab.compare/1 document here (- = standard output)")
+      ->check(output_path());
   command->add_flag("--force", arguments->force, "Overwrite an existing --json file");
   command->add_flag("-q,--quiet", arguments->quiet, "Print nothing but errors");
   return [arguments] { return run_compare(*arguments); };

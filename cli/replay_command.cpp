@@ -17,6 +17,7 @@
 #include "compute.hpp"
 #include "job_options.hpp"
 #include "launch.hpp"
+#include "output_file.hpp"
 #include "replay.hpp"
 #include "replay_profile_measure.hpp"
 #include "report.hpp"
@@ -45,6 +46,7 @@ struct ReplayArguments {
   std::optional<FaultSpec> fault;  // test only: RINGLAB_FAULT
   std::string json;
   bool force = false;
+  int standard_output = 1;  // where an output given as - goes (io::StandardOutputForData)
 };
 
 std::vector<training::ReplayMode> parse_modes(const std::string& text) {
@@ -134,12 +136,12 @@ int replay_on(Communicator& comm, const ReplayArguments& a, const std::vector<st
   if (!print) return 0;
   training::print_workload_table(stdout, results);
   if (!a.save_profile.empty()) {
-    bench::write_report(a.save_profile, training::to_json(profile));
-    fmt::print("# profile written to {}\n", a.save_profile);
+    io::write_json_file(a.save_profile, training::to_json(profile), 1, a.standard_output);
+    if (!io::is_standard_output(a.save_profile)) fmt::print("# profile written to {}\n", a.save_profile);
   }
   if (!a.json.empty()) {
-    bench::write_report(a.json, training::make_workload_report(run, results));
-    fmt::print("# report written to {}\n", a.json);
+    io::write_json_file(a.json, training::make_workload_report(run, results), 1, a.standard_output);
+    if (!io::is_standard_output(a.json)) fmt::print("# report written to {}\n", a.json);
   }
   return 0;
 }
@@ -166,12 +168,15 @@ CommandRunner add_replay_command(CLI::App& app, const std::string& command_line)
   command->add_option("--device-tflops", options.device_tflops,
                       "Instead of --profile: compute from each layer's FLOPs at this assumed TFLOP/s");
   command->add_option("--profile-batch", options.profile_batch, "Samples per layer when measuring")->capture_default_str();
-  command->add_option("--save-profile", options.save_profile, "Write the profile used as a ringlab.profile/1 file");
+  command->add_option("--save-profile", options.save_profile,
+                      "Write the profile used as a ringlab.profile/1 file (- = standard output)")
+      ->check(output_path());
   command->add_option("--backend", options.backend, "auto (mpi under mpiexec, else threads) | mpi | threads")
       ->capture_default_str();
   command->add_option("--ranks", options.ranks, "Ranks for the threads backend")->capture_default_str();
   add_timeout_option(*command, options.timeout_seconds);
-  command->add_option("--json", options.json, "Write a ringlab.replay/1 report to this file");
+  command->add_option("--json", options.json, "Write a ringlab.replay/1 report to this file (- = standard output)")
+      ->check(output_path());
   command->add_flag("--force", options.force, "Overwrite existing output files");
   return [arguments, command_line] {
     ReplayArguments& a = *arguments;
@@ -191,14 +196,19 @@ CommandRunner add_replay_command(CLI::App& app, const std::string& command_line)
     if (a.device_tflops > 0) training::profile_from_throughput(workload, a.device_tflops);
     else if (a.profile == "measure") training::check_measurable(workload);
     else training::read_profile_file(a.profile, workload);
-    bench::check_output_path(a.json, a.force);
-    bench::check_output_path(a.save_profile, a.force);
+    check_output_option(a.json, a.force, "--json");
+    check_output_option(a.save_profile, a.force, "--save-profile");
+    if (!a.json.empty() && a.json == a.save_profile && !io::is_standard_output(a.json))
+      throw std::invalid_argument(fmt::format("--json and --save-profile both name '{}'; give two files", a.json));
     const std::string backend = resolve_backend(a.backend);
     const int ranks = expected_ranks(backend, a.ranks);
     for (training::ReplayMode mode : modes)  // checks the batch and the head once, for the message
       training::make_iteration_plan(workload, training::profile_from_throughput(workload, 1), mode, ranks,
                                     a.global_batch, static_cast<std::size_t>(parse_size(a.bucket)));
     training::use_single_blas_thread();
+    const io::StandardOutputForData data_output(
+        to_standard_output({{"--json", &a.json}, {"--save-profile", &a.save_profile}}));
+    a.standard_output = data_output.descriptor();
     return run_ranks(backend, a.ranks,
                      [&](Communicator& comm) { return replay_on(comm, a, algorithms, command_line, backend); });
   };

@@ -19,6 +19,7 @@
 #include "commands.hpp"
 #include "execute.hpp"
 #include "machine_info.hpp"
+#include "output_file.hpp"
 #include "report.hpp"
 #include "sweep.hpp"
 #include "sweep_arguments.hpp"
@@ -101,7 +102,7 @@ void check_trace_request(const SimulateArguments& arguments, const bench::BenchO
         "--trace records one simulation: give one algorithm (--algo NAME) and one size (-b SIZE -e SIZE); this run "
         "has {} algorithms and {} sizes",
         options.algorithms.size(), sizes.size()));
-  bench::check_output_path(arguments.trace, arguments.sweep.force);
+  check_output_option(arguments.trace, arguments.sweep.force, "--trace");
 }
 
 void print_simulate_header(const bench::RunDescription& run, const bench::BenchOptions& options, const Topology& topology) {
@@ -162,8 +163,10 @@ int run_simulate(const SimulateArguments& arguments) {
   std::vector<std::string> notes;
   const bench::BenchOptions options = to_options(arguments, notes);
   const std::vector<bench::SweepSize> sizes = bench::sweep_sizes(options, &notes);
-  bench::check_output_path(arguments.sweep.json, arguments.sweep.force);
+  check_output_option(arguments.sweep.json, arguments.sweep.force, "--json");
   check_trace_request(arguments, options, sizes);
+  const io::StandardOutputForData data_output(
+      to_standard_output({{"--json", &arguments.sweep.json}, {"--trace", &arguments.trace}}));
   const double gamma = simulator::choose_gamma(topology, arguments.gamma_seconds_per_byte);
   const bool flow_level = arguments.model == flow_level_name;
   // Only the chosen model is built (each holds its own route cache).
@@ -216,7 +219,8 @@ int run_simulate(const SimulateArguments& arguments) {
                                             {"placement", name_of(placement)},
                                             {"topology", arguments.topology}, {"segment_bytes", options.segment_bytes},
                                             {"gamma_seconds_per_byte", gamma}};
-            bench::write_report(arguments.trace, simulator::flow_trace_json(predicted, topology, context));
+            io::write_json_file(arguments.trace, simulator::flow_trace_json(predicted, topology, context), 1,
+                                data_output.descriptor());
           }
         } else {
           seconds = closed_form->predict(prepared[i], size.count, options.type, placement).seconds;
@@ -233,10 +237,12 @@ int run_simulate(const SimulateArguments& arguments) {
     for (const std::string& line : busiest) fmt::print("# {}\n", line);
   }
   if (!arguments.sweep.json.empty()) {
-    bench::write_report(arguments.sweep.json, bench::make_report(run, options, rows, true));
-    if (!options.quiet) fmt::print("# report written to {}\n", arguments.sweep.json);
+    io::write_json_file(arguments.sweep.json, bench::make_report(run, options, rows, true), 1, data_output.descriptor());
+    if (!options.quiet && !io::is_standard_output(arguments.sweep.json))
+      fmt::print("# report written to {}\n", arguments.sweep.json);
   }
-  if (!arguments.trace.empty() && !options.quiet) fmt::print("# trace written to {}\n", arguments.trace);
+  if (!arguments.trace.empty() && !options.quiet && !io::is_standard_output(arguments.trace))
+    fmt::print("# trace written to {}\n", arguments.trace);
   return 0;
 }
 
@@ -258,7 +264,8 @@ int run_workload_simulate(const SimulateArguments& arguments) {
   std::vector<training::IterationPlan> plans;
   for (training::ReplayMode mode : modes)
     plans.push_back(training::make_iteration_plan(workload, profile, mode, nranks, arguments.global_batch, bucket_bytes));
-  bench::check_output_path(arguments.sweep.json, arguments.sweep.force);
+  check_output_option(arguments.sweep.json, arguments.sweep.force, "--json");
+  const io::StandardOutputForData data_output(to_standard_output({{"--json", &arguments.sweep.json}}));
   const double gamma = simulator::choose_gamma(topology, arguments.gamma_seconds_per_byte);
   const std::int64_t segment_bytes = arguments.model == flow_level_name ? parse_segment_bytes(arguments.segment_bytes) : 0;
   simulator::WorkloadPredictor predictor(topology, arguments.model, gamma, segment_bytes);
@@ -298,8 +305,9 @@ int run_workload_simulate(const SimulateArguments& arguments) {
     training::print_workload_table(stdout, results);
   }
   if (!arguments.sweep.json.empty()) {
-    bench::write_report(arguments.sweep.json, training::make_workload_report(run, results));
-    if (!arguments.sweep.quiet) fmt::print("# report written to {}\n", arguments.sweep.json);
+    io::write_json_file(arguments.sweep.json, training::make_workload_report(run, results), 1, data_output.descriptor());
+    if (!arguments.sweep.quiet && !io::is_standard_output(arguments.sweep.json))
+      fmt::print("# report written to {}\n", arguments.sweep.json);
   }
   return 0;
 }
@@ -328,7 +336,8 @@ CommandRunner add_simulate_command(CLI::App& app, const std::string& command_lin
       ->capture_default_str();
   command->add_option("--trace", arguments->trace,
                       "Write a Chrome-trace/Perfetto JSON timeline of the simulation, with per-link loads "
-                      "(flow-level; one algorithm and one size)");
+                      "(flow-level; one algorithm and one size; - = standard output)")
+      ->check(output_path());
   command->add_option("--workload", arguments->workload,
                       "Price one training iteration of this network instead of the size sweep (vgg16-cifar10, "
                       "vgg16-miniimagenet, vgg16-imagenet, alexnet, resnet50; docs/training.md)");

@@ -15,7 +15,8 @@ void add_sweep_options(CLI::App& command, SweepArguments& arguments) {
   command.add_option("--algo", arguments.algorithms, "Comma-separated implementations, or all")->capture_default_str();
   command.add_option("--root", arguments.algorithm_options.root, "parameter_server root")->capture_default_str();
   command.add_option("--shards", arguments.algorithm_options.shards, "parameter_server shards")->capture_default_str();
-  command.add_option("--json", arguments.json, "Write a ringlab.bench/1 report to this file");
+  command.add_option("--json", arguments.json, "Write a ringlab.bench/1 report to this file (- = standard output)")
+      ->check(output_path());
   command.add_flag("--force", arguments.force, "Overwrite an existing --json file");
   command.add_flag("--quiet", arguments.quiet, "No table, no progress line");
 }

@@ -8,7 +8,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_util.hpp"
 #include "commands.hpp"
+#include "output_file.hpp"
 #include "report.hpp"
 #include "topology_detect.hpp"
 #include "presets.hpp"
@@ -58,7 +60,8 @@ nlohmann::json host_to_json(const DetectedHost& host) {
 // uncalibrated.
 int run_detect(const TopologyDetectArguments& arguments) {
   if (arguments.ranks < 0) throw std::invalid_argument("--ranks must be positive");
-  bench::check_output_path(arguments.json, arguments.force);
+  check_output_option(arguments.json, arguments.force, "--json");
+  const io::StandardOutputForData data_output(to_standard_output({{"--json", &arguments.json}}));
   const DetectedHost host = detect_host();
   const int cores = host.cores > 0 ? host.cores : std::max(1, host.processing_units);
   const int gpus = static_cast<int>(host.gpu_list.size());
@@ -97,8 +100,8 @@ int run_detect(const TopologyDetectArguments& arguments) {
                              {"created", bench::utc_timestamp()},
                              {"preset", preset},
                              {"host", host_to_json(host)}};
-  bench::write_report(arguments.json, document);
-  fmt::print("# topology written to {}\n", arguments.json);
+  io::write_json_file(arguments.json, document, 1, data_output.descriptor());
+  if (!io::is_standard_output(arguments.json)) fmt::print("# topology written to {}\n", arguments.json);
   return 0;
 }
 }  // namespace
@@ -127,7 +130,8 @@ CommandRunner add_topology_command(CLI::App& app) {
   detect->add_option("--ranks", detect_arguments->ranks, "Processes the topology models (default: one per core)");
   detect->add_flag("--host", detect_arguments->host,
                    "Model the CPU processes (host-shm) even when two or more GPUs are found");
-  detect->add_option("--json", detect_arguments->json, "Write the ringlab.topology/1 file here");
+  detect->add_option("--json", detect_arguments->json, "Write the ringlab.topology/1 file here (- = standard output)")
+      ->check(output_path());
   detect->add_flag("--force", detect_arguments->force, "Overwrite an existing --json file");
   return [arguments, show, detect, detect_arguments] {
     if (detect->parsed()) return run_detect(*detect_arguments);

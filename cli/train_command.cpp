@@ -17,6 +17,7 @@
 #include "commands.hpp"
 #include "job_options.hpp"
 #include "launch.hpp"
+#include "output_file.hpp"
 #include "report.hpp"
 #include "train_report.hpp"
 #include "train_run.hpp"
@@ -39,6 +40,7 @@ struct TrainArguments {
   std::optional<FaultSpec> fault;  // test only: RINGLAB_FAULT
   std::string json;
   bool force = false;
+  int standard_output = 1;  // where --json - goes (io::StandardOutputForData)
   training::TrainRunOptions run;
 };
 
@@ -87,8 +89,9 @@ int run_on(Communicator& comm, const TrainArguments& arguments, const std::strin
              mean.step, mean.iteration_seconds * 1e3, mean.compute_seconds * 1e3, mean.communication_seconds * 1e3,
              mean.idle_seconds * 1e3, arguments.run.config.global_batch / mean.iteration_seconds);
   if (!arguments.json.empty()) {
-    bench::write_report(arguments.json, training::make_train_report(context, arguments.run, result));
-    fmt::print("# report written to {}\n", arguments.json);
+    io::write_json_file(arguments.json, training::make_train_report(context, arguments.run, result), 1,
+                        arguments.standard_output);
+    if (!io::is_standard_output(arguments.json)) fmt::print("# report written to {}\n", arguments.json);
   }
   return 0;
 }
@@ -118,7 +121,8 @@ void add_train_options(CLI::App* command, TrainArguments& a) {
   command->add_option("--compute", a.compute, "Where the layers run: cpu (OpenBLAS, the reference) | gpu (cuDNN and "
                                               "cuBLAS, operands staged per call; CUDA builds)")->capture_default_str();
   add_timeout_option(*command, a.timeout_seconds);
-  command->add_option("--json", a.json, "Write a ringlab.train/1 report to this file");
+  command->add_option("--json", a.json, "Write a ringlab.train/1 report to this file (- = standard output)")
+      ->check(output_path());
   command->add_flag("--force", a.force, "Overwrite an existing report");
 }
 
@@ -143,11 +147,13 @@ CommandRunner add_train_command(CLI::App& app, const std::string& command_line) 
     if (a.log_every < 1) throw std::invalid_argument("--log-every must be at least 1");
     a.run.config.execute.timeout = checked_timeout(a.timeout_seconds);
     a.fault = fault_from_environment();
-    bench::check_output_path(a.json, a.force);
+    check_output_option(a.json, a.force, "--json");
     const std::string backend = resolve_backend(a.backend);
     training::check_config(a.run.config, expected_ranks(backend, a.ranks));
     training::check_compute_available(a.run.compute);
     training::use_single_blas_thread();  // once per process, before any rank thread starts
+    const io::StandardOutputForData data_output(to_standard_output({{"--json", &a.json}}));
+    a.standard_output = data_output.descriptor();
     return run_ranks(backend, a.ranks, [&](Communicator& comm) { return run_on(comm, a, command_line, backend); });
   };
 }
@@ -187,16 +193,21 @@ CommandRunner add_make_data_command(CLI::App& app, const std::string& name, cons
     if (records < 1) throw std::invalid_argument("--records must be at least 1");
     if (arguments->files < 1 || static_cast<std::uint64_t>(arguments->files) > records)
       throw std::invalid_argument(fmt::format("--files must be between 1 and --records ({})", records));
-    std::filesystem::create_directories(arguments->out);
+    if (arguments->out.empty()) throw std::invalid_argument("--out: the path is empty; give a folder");
+    std::error_code not_made;
+    if (!std::filesystem::create_directories(arguments->out, not_made) && !std::filesystem::is_directory(arguments->out))
+      throw std::invalid_argument(fmt::format("--out '{}' is not a folder and cannot be made one{}", arguments->out,
+                                              not_made ? ": " + not_made.message() : ""));
     const auto files = static_cast<std::uint64_t>(arguments->files);
+    const auto path_of = [&](std::uint64_t f) { return (std::filesystem::path(arguments->out) / format.file_name(f)).string(); };
+    for (std::uint64_t f = 0; f < files; ++f)  // every file checked before the first is written
+      io::check_output_path(path_of(f), arguments->force, "--out file", false);
     for (std::uint64_t f = 0; f < files; ++f) {
-      const std::filesystem::path path = std::filesystem::path(arguments->out) / format.file_name(f);
-      if (std::filesystem::exists(path) && !arguments->force)
-        throw std::invalid_argument(fmt::format("'{}' already exists; pass --force to overwrite it", path.string()));
+      const std::string path = path_of(f);
       std::vector<std::uint64_t> indices;
       for (std::uint64_t i = records * f / files; i < records * (f + 1) / files; ++i) indices.push_back(i);
       format.write(path, training::make_synthetic(indices, format.image_size, format.classes, arguments->seed));
-      fmt::print("{}: {} records\n", path.string(), indices.size());
+      fmt::print("{}: {} records\n", path, indices.size());
     }
     return 0;
   };

@@ -6,7 +6,7 @@
 #include <fstream>
 #include <stdexcept>
 
-#include "atomic_file.hpp"
+#include "output_file.hpp"
 #include "data_files.hpp"
 
 namespace ringlab::training {
@@ -64,7 +64,7 @@ ImageSet read_cifar_records(std::span<const fs::path> files, std::span<const std
 void write_cifar_file(const fs::path& path, const ImageSet& set) {
   if (set.image_size != cifar_image_size || set.channels != 3 || set.classes > cifar_classes)
     throw std::invalid_argument("only 32x32 RGB images with at most 10 classes fit the CIFAR-10 format");
-  write_file_atomically(path, [&](std::ostream& file) {
+  io::write_output_file(path.string(), [&](std::ostream& file) {
     const std::size_t bytes = set.image_bytes();
     for (std::size_t i = 0; i < set.size(); ++i) {
       file.put(static_cast<char>(set.labels[i]));

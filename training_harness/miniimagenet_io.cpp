@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "atomic_file.hpp"
+#include "output_file.hpp"
 #include "data_files.hpp"
 
 namespace ringlab::training {
@@ -152,7 +152,7 @@ void write_mini_imagenet_file(const fs::path& path, const ImageSet& set) {
   if (set.size() == 0) throw std::invalid_argument("a mini-ImageNet file needs at least one record");
   if (set.classes < 1 || set.classes > 256)
     throw std::invalid_argument(fmt::format("{} classes: the images in memory hold labels 0..255", set.classes));
-  write_file_atomically(path, [&](std::ostream& file) {
+  io::write_output_file(path.string(), [&](std::ostream& file) {
     file.write(magic.data(), magic.size());
     const auto size = static_cast<std::uint32_t>(set.image_size);
     for (std::uint32_t field : {mini_imagenet_version, static_cast<std::uint32_t>(set.size()), size, size,

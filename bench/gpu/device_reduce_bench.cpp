@@ -11,8 +11,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -22,6 +20,7 @@
 #include "device_info.hpp"
 #include "device_memory.hpp"
 #include "device_reduce.hpp"
+#include "output_file.hpp"
 
 namespace {
 
@@ -61,9 +60,15 @@ int main(int argc, char** argv) {
   app.add_option("--bytes", bytes, "Buffer size in bytes (default 1 GiB)")
       ->capture_default_str();
   app.add_option("--repetitions", repetitions, "Timed runs of each; the best counts")->capture_default_str();
-  app.add_option("--json", json_path, "Also write the figures to this file");
+  bool force = false;
+  app.add_option("--json", json_path, "Also write the figures to this file (- = standard output)")
+      ->check(CLI::Validator([](std::string& path) { return path.empty() ? std::string("the path is empty") : std::string(); },
+                             "PATH"));
+  app.add_flag("--force", force, "Overwrite an existing --json file");
   CLI11_PARSE(app, argc, argv);
   try {
+    if (!json_path.empty()) ringlab::io::check_output_path(json_path, force, "--json");
+    const ringlab::io::StandardOutputForData data_output(ringlab::io::is_standard_output(json_path));
     if (bytes < 16 || bytes % 4 != 0) throw std::invalid_argument("--bytes must be a multiple of 4 and at least 16");
     if (repetitions < 1) throw std::invalid_argument("--repetitions must be at least 1");
     if (ringlab::cuda::visible_device_count() == 0) {
@@ -111,9 +116,7 @@ int main(int argc, char** argv) {
                                      {"reduce_in_place_gbps", in_place_gbps},
                                      {"reduce_vs_copy", reduce_gbps / copy_gbps},
                                      {"reduce_in_place_vs_copy", in_place_gbps / copy_gbps}};
-      const std::string temporary = json_path + ".tmp";
-      std::ofstream(temporary) << report.dump(2) << "\n";
-      std::filesystem::rename(temporary, json_path);
+      ringlab::io::write_json_file(json_path, report, 2, data_output.descriptor());
     }
     return 0;
   } catch (const std::exception& error) {

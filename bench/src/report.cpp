@@ -1,13 +1,10 @@
 #include "report.hpp"
 
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
 #include <ctime>
-#include <filesystem>
-#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -150,30 +147,6 @@ nlohmann::json make_report(const RunDescription& run, const BenchOptions& option
                                  {"topology", run.model->topology},
                                  {"gamma_seconds_per_byte", run.model->gamma_seconds_per_byte}};
   return report;
-}
-
-void check_output_path(const std::string& path, bool force) {
-  if (path.empty()) return;
-  if (std::filesystem::exists(path) && !force)
-    throw std::invalid_argument(fmt::format("report file '{}' already exists; pass --force to overwrite it", path));
-  const std::filesystem::path parent = std::filesystem::absolute(path).parent_path();
-  if (!std::filesystem::is_directory(parent))
-    throw std::invalid_argument(fmt::format("cannot write report '{}': folder '{}' does not exist", path, parent.string()));
-}
-
-void write_report(const std::string& path, const nlohmann::json& report) {
-  const std::string temporary = fmt::format("{}.tmp.{}", path, getpid());
-  {
-    std::ofstream file(temporary, std::ios::trunc);
-    if (!file) throw std::runtime_error(fmt::format("cannot write '{}'", temporary));
-    file << report.dump(1) << '\n';
-    file.close();
-    if (!file) {
-      std::filesystem::remove(temporary);
-      throw std::runtime_error(fmt::format("writing '{}' failed", temporary));
-    }
-  }
-  std::filesystem::rename(temporary, path);
 }
 
 }  // namespace ringlab::bench

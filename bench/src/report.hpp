@@ -51,9 +51,4 @@ nlohmann::json make_report(const RunDescription& run, const BenchOptions& option
 // The time now, UTC, ISO 8601 with a Z (2026-12-02T14:40:00Z), as reports write "created".
 std::string utc_timestamp();
 
-// Refuses an existing file unless `force` (checked before the sweep starts).
-void check_output_path(const std::string& path, bool force);
-// Writes to a temporary file in the same folder, then renames it over `path`.
-void write_report(const std::string& path, const nlohmann::json& report);
-
 }  // namespace ringlab::bench
