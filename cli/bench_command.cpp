@@ -10,6 +10,7 @@
 #include <vector>
 #include <nlohmann/json.hpp>
 
+#include "backends/threads_communicator.hpp"
 #include "bench_options.hpp"
 #include "machine_info.hpp"
 #include "rank_placement.hpp"
@@ -245,6 +246,9 @@ CommandRunner add_bench_command(CLI::App& app, const std::string& command_line) 
     const std::vector<bench::SweepSize> sizes = bench::sweep_sizes(options, &notes);
     const int ranks_here = backend == "threads" || backend == "cuda-peer" ? arguments->ranks : 1;
     bench::check_memory(options, ranks_here, bench::available_memory_bytes());
+    if (backend == "threads")  // the same 4 buffers a rank, with the threads' mailboxes and programs
+      check_threads_job(arguments->ranks, 4.0 * static_cast<double>(options.max_bytes) * arguments->ranks,
+                         bench::available_memory_bytes());
     bench::check_output_path(arguments->sweep.json, arguments->sweep.force);
     return run_ranks(backend,
                      DeviceLayout{arguments->ranks, arguments->ranks_per_gpu, arguments->gpus, arguments->gpu_buffers == 1},
