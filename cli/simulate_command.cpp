@@ -16,6 +16,7 @@
 #include "closed_form.hpp"
 #include "flow_level.hpp"
 #include "flow_trace.hpp"
+#include "flow_work.hpp"
 #include "commands.hpp"
 #include "execute.hpp"
 #include "machine_info.hpp"
@@ -152,6 +153,34 @@ std::string busiest_note(const std::string& algorithm, std::int64_t bytes, const
                      bytes, where, total > 0 ? 100 * busiest->busy_seconds / total : 0.0, 100 * busiest->utilisation);
 }
 
+// Refuses a flow-level sweep whose flows (segments sent, every rank, step, size, algorithm and
+// placement simulated) exceed simulator::max_simulated_flows, before the first prediction.
+void check_flow_work(const std::vector<Schedule>& schedules, const std::vector<std::string>& names,
+                     const std::vector<bench::SweepSize>& sizes, const bench::BenchOptions& options,
+                     int placements) {
+  double total = 0;
+  double heaviest = 0;
+  std::string heaviest_name;
+  for (std::size_t i = 0; i < schedules.size(); ++i) {
+    double flows = 0;
+    for (const bench::SweepSize& size : sizes)
+      flows += placements * simulator::flow_level_flows(schedules[i], size.count, options.type,
+                                                        static_cast<std::int64_t>(options.segment_bytes));
+    total += flows;
+    if (flows > heaviest) {
+      heaviest = flows;
+      heaviest_name = names[i];
+    }
+  }
+  if (total > simulator::max_simulated_flows)
+    throw std::invalid_argument(fmt::format(
+        "the flow-level model would simulate about {:.2g} flows on {} ranks ({:.2g} of them for {}); the limit is "
+        "{:.2g}: use --model closed-form, or fewer algorithms (--algo), sizes (-b/-e) or ranks (a smaller topology), "
+        "or a larger --segment-bytes",
+        total, schedules.empty() ? 0 : schedules.front().nranks, heaviest, heaviest_name,
+        simulator::max_simulated_flows));
+}
+
 int run_simulate(const SimulateArguments& arguments) {
   // Everything that can be refused is refused before the first prediction.
   const Topology topology = load_topology(arguments.topology);
@@ -180,6 +209,9 @@ int run_simulate(const SimulateArguments& arguments) {
   std::vector<Schedule> schedules;
   for (const std::string& name : options.algorithms)
     schedules.push_back(make_schedule(name, Collective::allreduce, nranks, options.algorithm_options));
+  if (flow_level)
+    check_flow_work(schedules, options.algorithms, sizes, options,
+                    topology.footprint_curves().empty() && !topology.copy_cost_ratio() ? 1 : 2);
   // The closed form prices each schedule at every size: explicit ones are packed once for that.
   std::vector<simulator::PreparedSchedule> prepared;
   if (!flow_level)
