@@ -16,6 +16,7 @@
 #include "compare.hpp"
 #include "flow_level.hpp"
 #include "report.hpp"
+#include "time_limit.hpp"
 #include "topology_io.hpp"
 
 namespace ringlab::cli {
@@ -30,6 +31,7 @@ struct CompareArguments {
   std::string json;
   bool force = false;
   bool quiet = false;
+  double time_limit_seconds = default_time_limit_seconds;
   std::string command_line;
 };
 
@@ -108,6 +110,7 @@ void print_summary(const simulator::Comparison& comparison, std::int64_t min_byt
 }
 
 int run_compare(const CompareArguments& arguments) {
+  TimeLimit time_limit("compare", arguments.time_limit_seconds);
   // Everything that can be refused is refused before the first prediction.
   const std::int64_t min_bytes = parse_size(arguments.min_bytes);
   const Topology topology = load_topology(arguments.topology);
@@ -158,6 +161,7 @@ int run_compare(const CompareArguments& arguments) {
                                     {"topology_name", topology.name()},
                                     {"gamma_seconds_per_byte", gamma},
                                     {"measured", "time_us.p50"}};
+    const auto writing = time_limit.hold_while_writing();
     bench::write_report(arguments.json, simulator::compare_to_json(comparison, min_bytes, context));
     if (!arguments.quiet) fmt::print("# comparison written to {}\n", arguments.json);
   }
@@ -183,6 +187,7 @@ CommandRunner add_compare_command(CLI::App& app, const std::string& command_line
   command->add_option("--json", arguments->json, "Write the ringlab.compare/1 document here");
   command->add_flag("--force", arguments->force, "Overwrite an existing --json file");
   command->add_flag("-q,--quiet", arguments->quiet, "Print nothing but errors");
+  add_time_limit_option(*command, arguments->time_limit_seconds);
   return [arguments] { return run_compare(*arguments); };
 }
 

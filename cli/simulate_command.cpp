@@ -23,6 +23,7 @@
 #include "report.hpp"
 #include "sweep.hpp"
 #include "sweep_arguments.hpp"
+#include "time_limit.hpp"
 #include "topology_io.hpp"
 #include "workload_prediction.hpp"
 #include "workload_report.hpp"
@@ -47,6 +48,7 @@ struct SimulateArguments {
   std::string bucket = "25M";
   std::string profile;
   double device_tflops = 0;
+  double time_limit_seconds = default_time_limit_seconds;
 };
 
 constexpr const char* flow_level_name = "flow-level";
@@ -181,7 +183,7 @@ void check_flow_work(const std::vector<Schedule>& schedules, const std::vector<s
         simulator::max_simulated_flows));
 }
 
-int run_simulate(const SimulateArguments& arguments) {
+int run_simulate(const SimulateArguments& arguments, TimeLimit& time_limit) {
   // Everything that can be refused is refused before the first prediction.
   const Topology topology = load_topology(arguments.topology);
   const int nranks = check_ranks(arguments, topology);
@@ -248,6 +250,7 @@ int run_simulate(const SimulateArguments& arguments) {
                                             {"placement", name_of(placement)},
                                             {"topology", arguments.topology}, {"segment_bytes", options.segment_bytes},
                                             {"gamma_seconds_per_byte", gamma}};
+            const auto writing = time_limit.hold_while_writing();
             bench::write_report(arguments.trace, simulator::flow_trace_json(predicted, topology, context));
           }
         } else {
@@ -265,6 +268,7 @@ int run_simulate(const SimulateArguments& arguments) {
     for (const std::string& line : busiest) fmt::print("# {}\n", line);
   }
   if (!arguments.sweep.json.empty()) {
+    const auto writing = time_limit.hold_while_writing();
     bench::write_report(arguments.sweep.json, bench::make_report(run, options, rows, true));
     if (!options.quiet) fmt::print("# report written to {}\n", arguments.sweep.json);
   }
@@ -273,7 +277,7 @@ int run_simulate(const SimulateArguments& arguments) {
 }
 
 // --workload: the iteration plan of `ringlab replay`, priced per algorithm and mode.
-int run_workload_simulate(const SimulateArguments& arguments) {
+int run_workload_simulate(const SimulateArguments& arguments, TimeLimit& time_limit) {
   const training::Workload workload = training::make_workload(arguments.workload);
   const Topology topology = load_topology(arguments.topology);
   const int nranks = check_ranks(arguments, topology);
@@ -330,6 +334,7 @@ int run_workload_simulate(const SimulateArguments& arguments) {
     training::print_workload_table(stdout, results);
   }
   if (!arguments.sweep.json.empty()) {
+    const auto writing = time_limit.hold_while_writing();
     bench::write_report(arguments.sweep.json, training::make_workload_report(run, results));
     if (!arguments.sweep.quiet) fmt::print("# report written to {}\n", arguments.sweep.json);
   }
@@ -371,8 +376,11 @@ CommandRunner add_simulate_command(CLI::App& app, const std::string& command_lin
   command->add_option("--profile", arguments->profile, "With --workload: a ringlab.profile/1 compute profile");
   command->add_option("--device-tflops", arguments->device_tflops,
                       "With --workload: compute from each layer's FLOPs at this assumed TFLOP/s");
+  add_time_limit_option(*command, arguments->time_limit_seconds);
   return [arguments] {
-    return arguments->workload.empty() ? run_simulate(*arguments) : run_workload_simulate(*arguments);
+    TimeLimit time_limit("simulate", arguments->time_limit_seconds);
+    return arguments->workload.empty() ? run_simulate(*arguments, time_limit)
+                                       : run_workload_simulate(*arguments, time_limit);
   };
 }
 
