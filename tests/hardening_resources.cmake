@@ -73,11 +73,14 @@ if(SYSTEM_PYTHON3)
            $<TARGET_FILE:ringlab> compare ${resource_inputs}/compare-segment-1.json --topology switch:2)
   add_test(NAME cli.resources_compare_time_limit COMMAND ${expect_failure}
            "compare ran past its time limit of 1 s \\(--time-limit 1\\)"
-           bash -c "rm -f \"$2\"; \"$0\" compare \"$1\" --topology switch:3000 --time-limit 1 --json \"$2\"; \
+           bash -c "rm -f \"$2\"; \"$0\" compare \"$1\" --topology switch:2000 --time-limit 1 --json \"$2\"; \
 status=$?; if [[ -e $2 ]]; then echo \"a comparison was written\"; exit 0; fi; exit $status"
-           $<TARGET_FILE:ringlab> ${resource_inputs}/compare-3000-ranks.json ${CMAKE_CURRENT_BINARY_DIR}/resources-compare.json)
+           $<TARGET_FILE:ringlab> ${resource_inputs}/compare-2000-ranks.json ${CMAKE_CURRENT_BINARY_DIR}/resources-compare.json)
+  add_test(NAME cli.resources_compare_flows COMMAND ${expect_failure}
+           "the flow-level model would simulate about 8e\\+09 flows for these reports' rows \\(up to 20000 ranks\\); the limit is 2e\\+08"
+           $<TARGET_FILE:ringlab> compare ${resource_inputs}/compare-20000-ranks.json --topology switch:20000)
   set_tests_properties(cli.resources_verify_state_4g cli.resources_verify_state_1g cli.resources_verify_work
-                       cli.resources_compare_segment_1 cli.resources_compare_time_limit
+                       cli.resources_compare_segment_1 cli.resources_compare_time_limit cli.resources_compare_flows
                        PROPERTIES FIXTURES_REQUIRED resource_inputs TIMEOUT 60)
 endif()
 
