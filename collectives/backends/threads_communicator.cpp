@@ -218,9 +218,12 @@ std::int64_t ThreadsWorld::bytes_per_mailbox() {
 
 ThreadsJobEstimate estimate_threads_job(std::int64_t nranks) {
   // Per rank: the stack its thread touches and glibc's per-thread state (the 8 MiB stack is only
-  // reserved), and a program of up to 2N steps at ~64 B each (a step's vector and its op).
-  constexpr double thread_bytes = 128 << 10;
-  constexpr double program_bytes_per_peer = 2 * 64;
+  // reserved), and a program of up to 2N steps at ~128 B each (a step's vector, its ops, the
+  // allocator's headers). Fitted here (mailboxes of 1488 B) to the peak RSS of ringlab allreduce
+  // / bench --algo ring at 8 B: 154, 539 and 1926 MB at 256, 512 and 1000 ranks; estimates 156,
+  // 541 and 1908 MB.
+  constexpr double thread_bytes = 160 << 10;
+  constexpr double program_bytes_per_peer = 2 * 128;
   ThreadsJobEstimate estimate;
   const std::int64_t ranks = std::clamp<std::int64_t>(nranks, 0, std::int64_t{1} << 31);
   estimate.mailboxes = ranks * ranks;
