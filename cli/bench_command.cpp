@@ -10,6 +10,7 @@
 #include <vector>
 #include <nlohmann/json.hpp>
 
+#include "backends/threads_communicator.hpp"
 #include "bench_options.hpp"
 #include "machine_info.hpp"
 #include "rank_placement.hpp"
@@ -248,6 +249,9 @@ CommandRunner add_bench_command(CLI::App& app, const std::string& command_line) 
     const std::vector<bench::SweepSize> sizes = bench::sweep_sizes(options, &notes);
     const int ranks_here = backend == "threads" || backend == "cuda-peer" ? arguments->ranks : 1;
     bench::check_memory(options, ranks_here, bench::available_memory_bytes());
+    if (backend == "threads")  // the same 4 buffers a rank, with the threads' mailboxes and programs
+      check_threads_job(arguments->ranks, 4.0 * static_cast<double>(options.max_bytes) * arguments->ranks,
+                         bench::available_memory_bytes());
     check_output_option(arguments->sweep.json, arguments->sweep.force, "--json");
     const io::StandardOutputForData data_output(to_standard_output({{"--json", &arguments->sweep.json}}));
     return run_ranks(backend,

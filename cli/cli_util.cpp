@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "output_file.hpp"
+#include "segment_limits.hpp"
 
 namespace ringlab::cli {
 
@@ -70,11 +71,17 @@ std::int64_t parse_size(std::string_view text) {
 }
 
 std::int64_t parse_segment_bytes(std::string_view text) {
+  std::int64_t bytes = 0;
   try {
-    return parse_size(text);
+    bytes = parse_size(text);
   } catch (const std::invalid_argument& error) {
     throw std::invalid_argument(fmt::format("--segment-bytes: {} (0 = whole transfers)", error.what()));
   }
+  if (bytes != 0 && bytes < min_segment_bytes)
+    throw std::invalid_argument(fmt::format("--segment-bytes {}: the smallest segment is {} B (4K); give at least 4K, "
+                                            "or 0 for whole transfers",
+                                            text, min_segment_bytes));
+  return bytes;
 }
 
 std::vector<std::string> parse_name_list(std::string_view text, const std::vector<std::string>& valid) {

@@ -8,15 +8,19 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <stdexcept>
 
+#include "algorithms/algorithm.hpp"
 #include "cli_util.hpp"
 #include "closed_form.hpp"
 #include "commands.hpp"
 #include "compare.hpp"
 #include "flow_level.hpp"
 #include "output_file.hpp"
+#include "flow_work.hpp"
 #include "report.hpp"
+#include "time_limit.hpp"
 #include "topology_io.hpp"
 
 namespace ringlab::cli {
@@ -31,6 +35,7 @@ struct CompareArguments {
   std::string json;
   bool force = false;
   bool quiet = false;
+  double time_limit_seconds = default_time_limit_seconds;
   std::string command_line;
 };
 
@@ -108,7 +113,34 @@ void print_summary(const simulator::Comparison& comparison, std::int64_t min_byt
                summary.rows, summary.median_abs_error * 100, summary.p90_abs_error * 100);
 }
 
+// Refuses reports whose flow-level predictions (one per row, in the report's segments) would start
+// more than simulator::max_simulated_flows flows in all, before the first prediction.
+void check_flow_work(const std::vector<simulator::MeasuredReport>& reports) {
+  std::set<std::string> with_schedule;
+  for (const AlgorithmInfo& info : algorithms()) with_schedule.emplace(info.name);
+  double total = 0;
+  int most_ranks = 0;
+  for (const simulator::MeasuredReport& report : reports) {
+    std::map<std::string, Schedule> schedules;  // rows without a schedule are left out by compare_reports
+    for (const simulator::MeasuredRow& row : report.rows) {
+      if (!with_schedule.contains(row.algorithm)) continue;
+      auto known = schedules.find(row.algorithm);
+      if (known == schedules.end())
+        known = schedules.emplace(row.algorithm, make_schedule(row.algorithm, Collective::allreduce, report.nranks))
+                    .first;
+      total += simulator::flow_level_flows(known->second, row.count, report.type, report.segment_bytes);
+      most_ranks = std::max(most_ranks, report.nranks);
+    }
+  }
+  if (total > simulator::max_simulated_flows)
+    throw std::invalid_argument(fmt::format(
+        "the flow-level model would simulate about {:.2g} flows for these reports' rows (up to {} ranks); the limit "
+        "is {:.2g}: compare fewer or smaller reports (fewer ranks, sizes or algorithms)",
+        total, most_ranks, simulator::max_simulated_flows));
+}
+
 int run_compare(const CompareArguments& arguments) {
+  TimeLimit time_limit("compare", arguments.time_limit_seconds);
   // Everything that can be refused is refused before the first prediction.
   const std::int64_t min_bytes = parse_size(arguments.min_bytes);
   check_output_option(arguments.json, arguments.force, "--json");
@@ -118,6 +150,7 @@ int run_compare(const CompareArguments& arguments) {
   for (const std::string& path : arguments.reports) reports.push_back(simulator::read_measured_report(path));
   std::vector<std::string> notes;
   check_fits(reports, topology, arguments.topology, notes);
+  check_flow_work(reports);
   note_placements(reports, calibrated_rank_cpus(arguments.topology), notes);
   const double gamma = simulator::choose_gamma(topology, arguments.gamma_seconds_per_byte);
 
@@ -160,6 +193,7 @@ int run_compare(const CompareArguments& arguments) {
                                     {"topology_name", topology.name()},
                                     {"gamma_seconds_per_byte", gamma},
                                     {"measured", "time_us.p50"}};
+    const auto writing = time_limit.hold_while_writing();
     io::write_json_file(arguments.json, simulator::compare_to_json(comparison, min_bytes, context), 1,
                         data_output.descriptor());
     if (!arguments.quiet && !io::is_standard_output(arguments.json))
@@ -188,6 +222,7 @@ CommandRunner add_compare_command(CLI::App& app, const std::string& command_line
       ->check(output_path());
   command->add_flag("--force", arguments->force, "Overwrite an existing --json file");
   command->add_flag("-q,--quiet", arguments->quiet, "Print nothing but errors");
+  add_time_limit_option(*command, arguments->time_limit_seconds);
   return [arguments] { return run_compare(*arguments); };
 }
 

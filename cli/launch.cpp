@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "backends/threads_communicator.hpp"
+#include "machine_info.hpp"
 #ifdef RINGLAB_HAVE_MPI
 #include "backends/mpi_communicator.hpp"
 #endif
@@ -89,6 +90,7 @@ int run_ranks(const std::string& backend, const DeviceLayout& layout, const std:
     });
     return status;
   };
+  if (backend == "threads" || backend == "cuda-peer") check_threads_job(layout.ranks, 0, bench::available_memory_bytes());
   if (backend == "cuda-peer") {
 #ifdef RINGLAB_HAVE_CUDA
     const std::vector<int> devices = assign_devices(layout, cuda::visible_device_count());
@@ -98,7 +100,6 @@ int run_ranks(const std::string& backend, const DeviceLayout& layout, const std:
 #endif
   }
   if (backend == "threads") {
-    if (layout.ranks < 1) throw std::invalid_argument(fmt::format("--ranks must be at least 1 (got {})", layout.ranks));
     return largest_status([&](const std::function<void(Communicator&)>& rank_body) { run_threads(layout.ranks, rank_body); });
   }
 #ifdef RINGLAB_HAVE_MPI

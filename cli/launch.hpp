@@ -17,8 +17,9 @@ std::string resolve_backend(const std::string& backend);
 // launcher's size, or 1 when unknown). Known before any communicator exists.
 int expected_ranks(const std::string& backend, int thread_ranks);
 
-// Runs body(comm) on every rank and returns the largest exit status. An exception on any rank
-// ends the whole job with its message (MPI_Abort on mpi; the threads world is aborted).
+// Runs body(comm) on every rank and returns the largest exit status. Threads and cuda-peer jobs
+// pass check_threads_job (ranks, mailboxes against the available memory) first. An exception on
+// any rank ends the whole job with its message (MPI_Abort on mpi; the threads world is aborted).
 int run_ranks(const std::string& backend, int thread_ranks, const std::function<int(Communicator&)>& body);
 // The same with the device layout of the cuda-peer backend (--ranks, --ranks-per-gpu, -g); the
 // GPUs are assigned (assign_devices) before any rank starts, so a bad layout starts nothing.

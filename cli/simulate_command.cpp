@@ -16,6 +16,7 @@
 #include "closed_form.hpp"
 #include "flow_level.hpp"
 #include "flow_trace.hpp"
+#include "flow_work.hpp"
 #include "commands.hpp"
 #include "execute.hpp"
 #include "machine_info.hpp"
@@ -23,6 +24,7 @@
 #include "report.hpp"
 #include "sweep.hpp"
 #include "sweep_arguments.hpp"
+#include "time_limit.hpp"
 #include "topology_io.hpp"
 #include "workload_prediction.hpp"
 #include "workload_report.hpp"
@@ -47,6 +49,7 @@ struct SimulateArguments {
   std::string bucket = "25M";
   std::string profile;
   double device_tflops = 0;
+  double time_limit_seconds = default_time_limit_seconds;
 };
 
 constexpr const char* flow_level_name = "flow-level";
@@ -153,7 +156,35 @@ std::string busiest_note(const std::string& algorithm, std::int64_t bytes, const
                      bytes, where, total > 0 ? 100 * busiest->busy_seconds / total : 0.0, 100 * busiest->utilisation);
 }
 
-int run_simulate(const SimulateArguments& arguments) {
+// Refuses a flow-level sweep whose flows (segments sent, every rank, step, size, algorithm and
+// placement simulated) exceed simulator::max_simulated_flows, before the first prediction.
+void check_flow_work(const std::vector<Schedule>& schedules, const std::vector<std::string>& names,
+                     const std::vector<bench::SweepSize>& sizes, const bench::BenchOptions& options,
+                     int placements) {
+  double total = 0;
+  double heaviest = 0;
+  std::string heaviest_name;
+  for (std::size_t i = 0; i < schedules.size(); ++i) {
+    double flows = 0;
+    for (const bench::SweepSize& size : sizes)
+      flows += placements * simulator::flow_level_flows(schedules[i], size.count, options.type,
+                                                        static_cast<std::int64_t>(options.segment_bytes));
+    total += flows;
+    if (flows > heaviest) {
+      heaviest = flows;
+      heaviest_name = names[i];
+    }
+  }
+  if (total > simulator::max_simulated_flows)
+    throw std::invalid_argument(fmt::format(
+        "the flow-level model would simulate about {:.2g} flows on {} ranks ({:.2g} of them for {}); the limit is "
+        "{:.2g}: use --model closed-form, or fewer algorithms (--algo), sizes (-b/-e) or ranks (a smaller topology), "
+        "or a larger --segment-bytes",
+        total, schedules.empty() ? 0 : schedules.front().nranks, heaviest, heaviest_name,
+        simulator::max_simulated_flows));
+}
+
+int run_simulate(const SimulateArguments& arguments, TimeLimit& time_limit) {
   // Everything that can be refused is refused before the first prediction.
   const Topology topology = load_topology(arguments.topology);
   const int nranks = check_ranks(arguments, topology);
@@ -183,6 +214,9 @@ int run_simulate(const SimulateArguments& arguments) {
   std::vector<Schedule> schedules;
   for (const std::string& name : options.algorithms)
     schedules.push_back(make_schedule(name, Collective::allreduce, nranks, options.algorithm_options));
+  if (flow_level)
+    check_flow_work(schedules, options.algorithms, sizes, options,
+                    topology.footprint_curves().empty() && !topology.copy_cost_ratio() ? 1 : 2);
   // The closed form prices each schedule at every size: explicit ones are packed once for that.
   std::vector<simulator::PreparedSchedule> prepared;
   if (!flow_level)
@@ -219,6 +253,7 @@ int run_simulate(const SimulateArguments& arguments) {
                                             {"placement", name_of(placement)},
                                             {"topology", arguments.topology}, {"segment_bytes", options.segment_bytes},
                                             {"gamma_seconds_per_byte", gamma}};
+            const auto writing = time_limit.hold_while_writing();
             io::write_json_file(arguments.trace, simulator::flow_trace_json(predicted, topology, context), 1,
                                 data_output.descriptor());
           }
@@ -237,6 +272,7 @@ int run_simulate(const SimulateArguments& arguments) {
     for (const std::string& line : busiest) fmt::print("# {}\n", line);
   }
   if (!arguments.sweep.json.empty()) {
+    const auto writing = time_limit.hold_while_writing();
     io::write_json_file(arguments.sweep.json, bench::make_report(run, options, rows, true), 1, data_output.descriptor());
     if (!options.quiet && !io::is_standard_output(arguments.sweep.json))
       fmt::print("# report written to {}\n", arguments.sweep.json);
@@ -247,7 +283,7 @@ int run_simulate(const SimulateArguments& arguments) {
 }
 
 // --workload: the iteration plan of `ringlab replay`, priced per algorithm and mode.
-int run_workload_simulate(const SimulateArguments& arguments) {
+int run_workload_simulate(const SimulateArguments& arguments, TimeLimit& time_limit) {
   const training::Workload workload = training::make_workload(arguments.workload);
   const Topology topology = load_topology(arguments.topology);
   const int nranks = check_ranks(arguments, topology);
@@ -305,6 +341,7 @@ int run_workload_simulate(const SimulateArguments& arguments) {
     training::print_workload_table(stdout, results);
   }
   if (!arguments.sweep.json.empty()) {
+    const auto writing = time_limit.hold_while_writing();
     io::write_json_file(arguments.sweep.json, training::make_workload_report(run, results), 1, data_output.descriptor());
     if (!arguments.sweep.quiet && !io::is_standard_output(arguments.sweep.json))
       fmt::print("# report written to {}\n", arguments.sweep.json);
@@ -348,8 +385,11 @@ CommandRunner add_simulate_command(CLI::App& app, const std::string& command_lin
   command->add_option("--profile", arguments->profile, "With --workload: a ringlab.profile/1 compute profile");
   command->add_option("--device-tflops", arguments->device_tflops,
                       "With --workload: compute from each layer's FLOPs at this assumed TFLOP/s");
+  add_time_limit_option(*command, arguments->time_limit_seconds);
   return [arguments] {
-    return arguments->workload.empty() ? run_simulate(*arguments) : run_workload_simulate(*arguments);
+    TimeLimit time_limit("simulate", arguments->time_limit_seconds);
+    return arguments->workload.empty() ? run_simulate(*arguments, time_limit)
+                                       : run_workload_simulate(*arguments, time_limit);
   };
 }
 

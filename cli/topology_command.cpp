@@ -14,6 +14,7 @@
 #include "report.hpp"
 #include "topology_detect.hpp"
 #include "presets.hpp"
+#include "time_limit.hpp"
 #include "topology_io.hpp"
 #include "topology_summary.hpp"
 
@@ -24,6 +25,7 @@ struct TopologyShowArguments {
   std::string topology;
   bool json = false;
   bool routes = false;
+  double time_limit_seconds = default_time_limit_seconds;  // --routes lists N^2 hops on a ring
 };
 
 struct TopologyDetectArguments {
@@ -122,6 +124,7 @@ CommandRunner add_topology_command(CLI::App& app) {
   show->add_flag("--routes", arguments->routes,
                  fmt::format("List every route (all pairs up to {} endpoints, else every route from rank 0)",
                              all_pairs_limit));
+  add_time_limit_option(*show, arguments->time_limit_seconds);
   auto detect_arguments = std::make_shared<TopologyDetectArguments>();
   CLI::App* detect = command->add_subcommand(
       "detect", "This machine through hwloc (packages, NUMA nodes, cores, PCI devices) and, in CUDA builds, the "
@@ -136,6 +139,7 @@ CommandRunner add_topology_command(CLI::App& app) {
   return [arguments, show, detect, detect_arguments] {
     if (detect->parsed()) return run_detect(*detect_arguments);
     if (!show->parsed()) return 2;
+    const TimeLimit time_limit("topology show", arguments->time_limit_seconds);
     const Topology topology = load_topology(arguments->topology);
     if (arguments->json)
       write_topology_json(std::cout, topology);

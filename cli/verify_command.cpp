@@ -7,6 +7,7 @@
 #include "cli_util.hpp"
 #include "commands.hpp"
 #include "schedule_io.hpp"
+#include "time_limit.hpp"
 #include "verify.hpp"
 
 namespace ringlab::cli {
@@ -20,6 +21,7 @@ struct VerifyArguments {
   std::string schedule_file;
   AlgorithmOptions options;
   bool quiet = false;
+  double time_limit_seconds = default_time_limit_seconds;
 };
 
 // Prints one row; returns whether the schedule verified.
@@ -54,7 +56,9 @@ CommandRunner add_verify_command(CLI::App& app) {
   command->add_option("--shards", arguments->options.shards, "parameter_server shards")->capture_default_str();
   command->add_option("--schedule", arguments->schedule_file, "Verify a ringlab.schedule/1 JSON file instead");
   command->add_flag("--quiet", arguments->quiet, "Print only failures and the summary");
+  add_time_limit_option(*command, arguments->time_limit_seconds);
   return [arguments] {
+    const TimeLimit time_limit("verify", arguments->time_limit_seconds);
     auto print_header = [] {
       fmt::print("{:<20} {:<15} {:>6} {:>6} {:>8} {:>10}   {}\n", "algorithm", "collective", "ranks", "steps",
                  "chunks", "sent/rank", "critical path (n = message bytes)        status");

@@ -14,8 +14,6 @@ namespace ringlab {
 namespace {
 
 constexpr std::size_t max_reported_errors = 20;
-// The symbolic state holds one bitset of nranks bits per (rank, chunk).
-constexpr double max_state_bytes = 4.0 * (1 << 30);
 
 class ErrorList {
  public:
@@ -29,6 +27,13 @@ class ErrorList {
   void add(std::string what) {
     ++count_;
     if (errors_.size() < max_reported_errors) errors_.push_back(fmt::format("{}: {}", prefix_, what));
+  }
+  // The same, with the text made only when it will be kept: describing a bitset costs nranks, and
+  // a wrong schedule may have a violation per (rank, chunk).
+  template <typename MakeText>
+  void add_lazily(int rank, int step, MakeText&& make_text) {
+    if (errors_.size() < max_reported_errors) add(rank, step, make_text());
+    else ++count_;
   }
   std::int64_t count() const { return count_; }
   std::vector<std::string> take() { return std::move(errors_); }
@@ -74,12 +79,6 @@ void check_header(const Schedule& schedule, ErrorList& errors) {
   if (blocks && schedule.nranks >= 1 && schedule.nchunks % schedule.nranks != 0)
     errors.add(fmt::format("nchunks ({}) must be a multiple of nranks ({}) for per-rank blocks",
                            schedule.nchunks, schedule.nranks));
-  const double state_bytes = static_cast<double>(std::max(schedule.nranks, 0)) * static_cast<double>(schedule.nchunks) *
-                             8.0 * std::ceil(std::max(schedule.nranks, 1) / 64.0);
-  if (state_bytes > max_state_bytes)
-    errors.add(fmt::format("{} ranks x {} chunks need {:.1f} GiB of verifier state; the limit is {:.0f} GiB (use fewer "
-                           "chunks)",
-                           schedule.nranks, schedule.nchunks, state_bytes / (1 << 30), max_state_bytes / (1 << 30)));
   if (schedule.root < 0 || schedule.root >= std::max(schedule.nranks, 1))
     errors.add(fmt::format("root {} is outside [0, {})", schedule.root, schedule.nranks));
 }
@@ -251,9 +250,10 @@ void check_final(ContributionState& state, const Schedule& schedule, int steps, 
       }
       const std::uint64_t* actual = state.at(rank, chunk);
       if (!std::equal(expected.begin(), expected.end(), actual))
-        errors.add(rank, steps,
-                   fmt::format("chunk {} ends holding {}, expected {}", chunk, describe(actual, schedule.nranks),
-                               describe(expected.data(), schedule.nranks)));
+        errors.add_lazily(rank, steps, [&] {
+          return fmt::format("chunk {} ends holding {}, expected {}", chunk, describe(actual, schedule.nranks),
+                             describe(expected.data(), schedule.nranks));
+        });
     }
   }
 }
@@ -311,11 +311,12 @@ void execute_symbolically(const Schedule& schedule, const std::vector<RankProgra
           continue;
         }
         if (is_empty(value, words) || is_empty(target, words)) {
-          errors.add(receive.rank, step,
-                     fmt::format("recv_reduce of chunk {} from rank {} combines data that was never defined "
-                                 "(local: {}, incoming: {})",
-                                 chunk, receive.sender, describe(target, schedule.nranks),
-                                 describe(value, schedule.nranks)));
+          errors.add_lazily(receive.rank, step, [&] {
+            return fmt::format("recv_reduce of chunk {} from rank {} combines data that was never defined "
+                               "(local: {}, incoming: {})",
+                               chunk, receive.sender, describe(target, schedule.nranks),
+                               describe(value, schedule.nranks));
+          });
         }
         for (std::size_t w = 0; w < words; ++w) {
           if ((target[w] & value[w]) != 0) {
@@ -362,10 +363,51 @@ std::vector<std::string> check_structure(const Schedule& schedule) {
   return errors.take();
 }
 
+VerifierCost verifier_cost(const Schedule& schedule) {
+  const double nranks = std::max(schedule.nranks, 0);
+  const double nchunks = static_cast<double>(std::max<std::int64_t>(schedule.nchunks, 0));
+  const double words = std::ceil(std::max(nranks, 1.0) / 64.0);
+  // A circulant template stands for every rank: its ops count nranks times.
+  const double copies = schedule.circulant ? nranks : 1.0;
+  double ops = 0;
+  double chunks_received = 0;
+  for (const RankProgram& program : schedule.programs)
+    for (const Step& step : program.steps)
+      for (const Op& op : step) {
+        ops += copies;
+        if (op.kind != OpKind::send)
+          chunks_received += copies * static_cast<double>(std::max<std::int64_t>(op.chunks.size(), 0));
+      }
+  // Per op: the materialised Op, its matching reference and matched receive (about 64 B in all).
+  constexpr double bytes_per_op = 64.0;
+  VerifierCost cost;
+  cost.state_bytes = nranks * nchunks * words * 8.0 + ops * bytes_per_op;
+  cost.work = 2.0 * nranks * nchunks * words + chunks_received * words + ops +
+              static_cast<double>(schedule.num_steps()) * nranks;
+  return cost;
+}
+
+std::string verifier_cost_problem(const Schedule& schedule) {
+  const VerifierCost cost = verifier_cost(schedule);
+  constexpr double gib = 1 << 30;
+  if (cost.state_bytes > max_verifier_state_bytes)
+    return fmt::format("{} ranks x {} chunks need about {:.2f} GiB of verifier state (ranks x chunks x ranks bits, "
+                       "plus the ops); the limit is {:g} GiB: verify a schedule with fewer chunks or ranks",
+                       schedule.nranks, schedule.nchunks, cost.state_bytes / gib, max_verifier_state_bytes / gib);
+  if (cost.work > max_verifier_work)
+    return fmt::format("{} ranks x {} chunks over {} steps need about {:.3g} verifier operations (bitset words of "
+                       "every chunk received, every rank visited in every step); the limit is {:.3g}: verify a "
+                       "schedule with fewer ranks, chunks or steps",
+                       schedule.nranks, schedule.nchunks, schedule.num_steps(), cost.work, max_verifier_work);
+  return {};
+}
+
 VerifyResult verify(const Schedule& schedule) {
   VerifyResult result;
   ErrorList errors(schedule);
   check_header(schedule, errors);
+  if (errors.count() == 0)
+    if (std::string problem = verifier_cost_problem(schedule); !problem.empty()) errors.add(std::move(problem));
   if (errors.count() == 0) {
     const std::vector<RankProgram> programs = materialise(schedule);
     check_ops(schedule, programs, errors);

@@ -32,6 +32,28 @@ struct VerifyResult {
   bool ok() const { return error_count == 0; }
 };
 
+// What verify() (and critical_path() after it) will hold and do for a schedule, estimated from
+// its header and op lists before anything is allocated. The state is one bitset of nranks bits
+// per (rank, chunk) plus the materialised programs; the work counts bitset words touched
+// (initial and final states, every chunk received), ops, and rank visits (every step visits
+// every rank, even an empty step). Counted in doubles: no overflow.
+struct VerifierCost {
+  double state_bytes = 0.0;
+  double work = 0.0;  // word operations, ops and rank visits
+};
+VerifierCost verifier_cost(const Schedule& schedule);
+
+// Limits verify() holds a schedule to, well under a workstation's memory (the old limit, 4 GiB
+// of bitsets, let a process reach 4.2 GB). A ring all-reduce of 1024 ranks needs 0.38 GiB (peak
+// RSS 0.4 GB) and 7.4e7 operations (3 s here); one of 2048 ranks (1.5 GiB) is refused. A unit of
+// work took 1 to 40 ns here, so the work limit is seconds to a minute; --time-limit bounds the rest.
+inline constexpr double max_verifier_state_bytes = 0.5 * (1 << 30);
+inline constexpr double max_verifier_work = 1.0 * (1 << 30);
+
+// Empty when the schedule fits the limits above; else what it needs, the limit and what to change.
+std::string verifier_cost_problem(const Schedule& schedule);
+
+// Refuses (as an error of the result) a schedule over the limits above before allocating.
 VerifyResult verify(const Schedule& schedule);
 
 // Per-port contention-free model: a message's transfer takes alpha + beta * max(bytes the sender

@@ -1,9 +1,10 @@
 // Fuzz target: the ringlab.schedule/1 reader and the verifier, as `ringlab verify --schedule` uses
 // them. Steps: parse the input as JSON (not JSON: nothing to do); schedule_from_json, where
 // std::invalid_argument is the answer to bad input; check_structure; on a well-formed schedule,
-// verify() and critical_path() (when their state fits the harness's 256 MiB; the verifier itself
-// allows 4 GiB, more than a fuzzing process should take) must run without throwing, and to_json -> schedule_from_json must
-// give the same document back (else reader and writer disagree: a finding).
+// verify() and critical_path() (when their state fits the harness's 256 MiB; verify() itself
+// refuses above 0.5 GiB or 2^30 operations, verifier_cost) must run without throwing, and
+// to_json -> schedule_from_json must give the same document back (else reader and writer
+// disagree: a finding).
 #include <cmath>
 #include <cstddef>
 #include <cstdint>

@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "algorithms/algorithm.hpp"
+#include "segment_limits.hpp"
 #include "sweep.hpp"
 
 namespace ringlab::simulator {
@@ -124,6 +125,10 @@ MeasuredReport read_measured_report(const std::string& path) {
   if (config.contains("segment_bytes")) {
     report.segment_bytes = integer_member(config, "segment_bytes", path, "config");
     if (report.segment_bytes < 0) fail(path, "config.segment_bytes must not be negative");
+    if (report.segment_bytes > 0 && report.segment_bytes < min_segment_bytes)
+      fail(path, fmt::format("config.segment_bytes is {}; the smallest segment the simulator prices is {} B (0 = whole "
+                             "transfers): measure again with --segment-bytes 4K or more, or 0",
+                             report.segment_bytes, min_segment_bytes));
   }
   if (config.contains("rank_cpus")) {
     const nlohmann::json& lists = config.at("rank_cpus");

@@ -209,17 +209,65 @@ std::shared_ptr<void> ThreadsTransport::move_reduce(const std::byte* source, std
   return nullptr;
 }
 
+std::int64_t ThreadsWorld::bytes_per_mailbox() {
+  constexpr std::int64_t malloc_header = 16;
+  constexpr std::int64_t deque_first_blocks = 64 + 512 + 2 * malloc_header;
+  return static_cast<std::int64_t>(sizeof(Channel) + sizeof(std::unique_ptr<Channel>)) + malloc_header +
+         2 * deque_first_blocks;
+}
+
+ThreadsJobEstimate estimate_threads_job(std::int64_t nranks) {
+  // Per rank: the stack its thread touches and glibc's per-thread state (the 8 MiB stack is only
+  // reserved), and a program of up to 2N steps at ~128 B each (a step's vector, its ops, the
+  // allocator's headers). Fitted here (mailboxes of 1488 B) to the peak RSS of ringlab allreduce
+  // / bench --algo ring at 8 B: 154, 539 and 1926 MB at 256, 512 and 1000 ranks; estimates 156,
+  // 541 and 1908 MB.
+  constexpr double thread_bytes = 160 << 10;
+  constexpr double program_bytes_per_peer = 2 * 128;
+  ThreadsJobEstimate estimate;
+  const std::int64_t ranks = std::clamp<std::int64_t>(nranks, 0, std::int64_t{1} << 31);
+  estimate.mailboxes = ranks * ranks;
+  const auto n = static_cast<double>(ranks);
+  estimate.mailbox_bytes = n * n * static_cast<double>(ThreadsWorld::bytes_per_mailbox());
+  estimate.per_rank_bytes = n * (thread_bytes + program_bytes_per_peer * n);
+  return estimate;
+}
+
+void check_threads_job(int nranks, double buffer_bytes, std::int64_t available_bytes) {
+  if (nranks < 1) throw std::invalid_argument(fmt::format("--ranks must be at least 1 (got {})", nranks));
+  constexpr const char* instead = "run the ranks as processes (mpiexec -n N ringlab ... --backend mpi)";
+  if (nranks > ThreadsWorld::max_ranks)
+    throw std::invalid_argument(fmt::format("--ranks {} is more than the threads backend's limit of {} ranks (one "
+                                            "thread per rank, a mailbox per pair of ranks); lower --ranks, or {}",
+                                            nranks, ThreadsWorld::max_ranks, instead));
+  constexpr double gib = 1 << 30;
+  const ThreadsJobEstimate job = estimate_threads_job(nranks);
+  const double needed = job.total_bytes() + buffer_bytes;
+  if (available_bytes > 0 && needed > static_cast<double>(available_bytes))
+    throw std::invalid_argument(fmt::format(
+        "--ranks {} needs about {:.2f} GiB on the threads backend ({} mailboxes between pairs of ranks: {:.2f} GiB; "
+        "threads and per-rank programs: {:.2f} GiB; buffers: {:.2f} GiB) but only {:.2f} GiB is available; lower "
+        "--ranks, or {}",
+        nranks, needed / gib, job.mailboxes, job.mailbox_bytes / gib, job.per_rank_bytes / gib, buffer_bytes / gib,
+        static_cast<double>(available_bytes) / gib, instead));
+}
+
 ThreadsWorld::ThreadsWorld(int nranks, std::shared_ptr<ThreadsTransport> transport)
     : nranks_(nranks), transport_(std::move(transport)) {
   if (nranks < 1) throw std::invalid_argument(fmt::format("threads backend: need at least 1 rank, got {}", nranks));
-  channels_.reserve(static_cast<std::size_t>(nranks) * static_cast<std::size_t>(nranks));
-  for (int i = 0; i < nranks * nranks; ++i) channels_.push_back(std::make_unique<Channel>());
+  if (nranks > max_ranks)
+    throw std::invalid_argument(fmt::format("threads backend: {} ranks is more than the limit of {} (one thread and "
+                                            "{} mailboxes per rank)",
+                                            nranks, max_ranks, nranks));
+  const std::size_t mailboxes = static_cast<std::size_t>(nranks) * static_cast<std::size_t>(nranks);
+  channels_.reserve(mailboxes);
+  for (std::size_t i = 0; i < mailboxes; ++i) channels_.push_back(std::make_unique<Channel>());
 }
 
 ThreadsWorld::~ThreadsWorld() = default;
 
 ThreadsWorld::Channel& ThreadsWorld::channel(int src, int dst) {
-  return *channels_[static_cast<std::size_t>(src) * static_cast<std::size_t>(nranks_) + dst];
+  return *channels_[static_cast<std::size_t>(src) * static_cast<std::size_t>(nranks_) + static_cast<std::size_t>(dst)];
 }
 
 void ThreadsWorld::abort(std::string_view reason) {

@@ -51,13 +51,36 @@ class ThreadsTransport {
   virtual void send_completed(int /*rank*/, const std::shared_ptr<void>& /*token*/) {}
 };
 
+// What a threads job of `nranks` ranks holds before its buffers, estimated before it starts (all
+// counts in 64 bits). Every ordered pair of ranks has a mailbox, so the mailboxes grow as N^2;
+// every rank has a thread and a program whose steps may grow with N (ring: 2(N-1) steps).
+struct ThreadsJobEstimate {
+  std::int64_t mailboxes = 0;   // nranks^2
+  double mailbox_bytes = 0;     // mailboxes x ThreadsWorld::bytes_per_mailbox (a double: no overflow)
+  double per_rank_bytes = 0;    // nranks x (thread stack and bookkeeping, the rank's program)
+  double total_bytes() const { return mailbox_bytes + per_rank_bytes; }
+};
+ThreadsJobEstimate estimate_threads_job(std::int64_t nranks);
+
+// Refuses a threads job (std::invalid_argument) before it starts: fewer than 1 or more than
+// ThreadsWorld::max_ranks ranks, or the estimate above plus `buffer_bytes` (all ranks' buffers)
+// over `available_bytes` (not checked when <= 0). Names the estimate, its parts, the limit and
+// --ranks, as `ringlab` (cli/launch.cpp, bench) uses it.
+void check_threads_job(int nranks, double buffer_bytes, std::int64_t available_bytes);
+
 // State shared by the N communicators of one threads job: mailboxes, barrier and abort flag.
 class ThreadsWorld {
  public:
   struct Channel;  // one (src, dst) mailbox, defined in the .cpp
+  // The memory one mailbox takes: the struct, its two queues' first blocks and the allocator's
+  // headers (libstdc++'s std::deque allocates a 64-byte map and a 512-byte block when made).
+  static std::int64_t bytes_per_mailbox();
+  // More ranks than this are refused (threads of one process; beyond it the N^2 mailboxes alone
+  // take 25 GiB).
+  static constexpr int max_ranks = 4096;
 
-  // Throws std::invalid_argument unless nranks >= 1. Without a transport, matched messages are
-  // copied with memcpy.
+  // Throws std::invalid_argument unless 1 <= nranks <= max_ranks. Without a transport, matched
+  // messages are copied with memcpy.
   explicit ThreadsWorld(int nranks, std::shared_ptr<ThreadsTransport> transport = nullptr);
   ~ThreadsWorld();
   ThreadsWorld(const ThreadsWorld&) = delete;
