@@ -199,7 +199,7 @@ CommandRunner add_replay_command(CLI::App& app, const std::string& command_line)
       training::make_iteration_plan(workload, training::profile_from_throughput(workload, 1), mode, ranks,
                                     a.global_batch, static_cast<std::size_t>(parse_size(a.bucket)));
     training::use_single_blas_thread();
-    return run_ranks(backend, a.ranks,
+    return run_ranks(backend, a.ranks, JobSetup{checked_timeout(a.timeout_seconds), a.fault},
                      [&](Communicator& comm) { return replay_on(comm, a, algorithms, command_line, backend); });
   };
 }

@@ -148,7 +148,8 @@ CommandRunner add_train_command(CLI::App& app, const std::string& command_line) 
     training::check_config(a.run.config, expected_ranks(backend, a.ranks));
     training::check_compute_available(a.run.compute);
     training::use_single_blas_thread();  // once per process, before any rank thread starts
-    return run_ranks(backend, a.ranks, [&](Communicator& comm) { return run_on(comm, a, command_line, backend); });
+    return run_ranks(backend, a.ranks, JobSetup{a.run.config.execute.timeout, a.fault},
+                     [&](Communicator& comm) { return run_on(comm, a, command_line, backend); });
   };
 }
 
