@@ -132,7 +132,8 @@ CommandRunner add_allreduce_command(CLI::App& app) {
     checked_timeout(arguments->timeout_seconds);
     const std::optional<FaultSpec> fault = fault_from_environment();
     const std::string backend = resolve_backend(arguments->backend);
-    return run_ranks(backend, arguments->ranks, [&](Communicator& comm) { return run_on(comm, *arguments, fault); });
+    return run_ranks(backend, arguments->ranks, JobSetup{checked_timeout(arguments->timeout_seconds), fault},
+                     [&](Communicator& comm) { return run_on(comm, *arguments, fault); });
   };
 }
 

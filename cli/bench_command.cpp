@@ -22,6 +22,7 @@
 #include "job_options.hpp"
 #include "launch.hpp"
 #include "output_file.hpp"
+#include "setup_phase.hpp"
 #include "sweep_arguments.hpp"
 #ifdef RINGLAB_HAVE_CUDA
 #include "device_info.hpp"
@@ -153,9 +154,10 @@ double measure_memcpy_alone(Communicator& comm, const bench::BenchOptions& optio
 int run_bench(Communicator& comm, const BenchArguments& arguments, const bench::BenchOptions& options,
               const std::vector<bench::SweepSize>& sizes, std::vector<std::string> notes, const std::string& backend,
               int standard_output) {
-  check_ranks_agree(comm, bench::describe(options),
-                    timeout_from_seconds(options.timeout_seconds),
-                    "the bench options");
+  const double timeout = options.timeout_seconds;
+  during_setup("configuration agreement check of the bench options", timeout, [&] {
+    check_ranks_agree(comm, bench::describe(options), timeout_from_seconds(timeout), "the bench options");
+  });
   const bool leader = comm.rank() == 0;
   bench::RunDescription run{arguments.command_line, backend, comm.transport_description(), comm.size(),
                             bench::describe_machine(backend == "mpi" || backend == "nccl" ? std::optional(mpi_library_name()) : std::nullopt),
@@ -168,12 +170,15 @@ int run_bench(Communicator& comm, const BenchArguments& arguments, const bench::
     run.machine.gpus = std::move(gpus.gpus);
   }
 #endif
-  const std::vector<bench::RankCpus> rank_cpus =
-      bench::gather_rank_cpus(comm, Clock::now() + timeout_from_seconds(options.timeout_seconds));
+  const std::vector<bench::RankCpus> rank_cpus = during_setup("exchanging the ranks' CPUs", timeout, [&] {
+    return bench::gather_rank_cpus(comm, Clock::now() + timeout_from_seconds(timeout));
+  });
   run.rank_cpus = bench::cpu_lists(rank_cpus);
   run.placement = bench::describe_placement(rank_cpus);
-  run.machine.memcpy_gbps = measure_memcpy_alone(comm, options);
-  bench::SweepBuffers buffers = bench::allocate_sweep_buffers(comm, options, sizes);
+  run.machine.memcpy_gbps = during_setup("the memcpy measurement, ranks other than 0 waiting for it", timeout,
+                                         [&] { return measure_memcpy_alone(comm, options); });
+  bench::SweepBuffers buffers = during_setup("allocating the buffers (registering them with -R 1)", timeout,
+                                             [&] { return bench::allocate_sweep_buffers(comm, options, sizes); });
   run.buffers = buffers.description();
   if (leader && !options.quiet) bench::print_header(stdout, run, options);
   ProgressLine progress(leader && !options.quiet && isatty(STDERR_FILENO) == 1);
@@ -256,6 +261,7 @@ CommandRunner add_bench_command(CLI::App& app, const std::string& command_line) 
     const io::StandardOutputForData data_output(to_standard_output({{"--json", &arguments->sweep.json}}));
     return run_ranks(backend,
                      DeviceLayout{arguments->ranks, arguments->ranks_per_gpu, arguments->gpus, arguments->gpu_buffers == 1},
+                     JobSetup{checked_timeout(options.timeout_seconds), options.fault},
                      [&](Communicator& comm) {
       return run_bench(comm, *arguments, options, sizes, notes, backend, data_output.descriptor());
     });

@@ -22,6 +22,7 @@
 #include "per_cpu_topology.hpp"
 #include "rank_placement.hpp"
 #include "report.hpp"
+#include "setup_phase.hpp"
 #include "topology_io.hpp"
 
 namespace ringlab::cli {
@@ -273,8 +274,9 @@ int run_calibrate(Communicator& comm, const CalibrateArguments& arguments, const
         comm.rank(), own.list));
   const bench::MachineInfo machine =
       bench::describe_machine(backend == "mpi" ? std::optional(mpi_library_name()) : std::nullopt);
-  const std::vector<bench::RankCpus> rank_cpus =
-      bench::gather_rank_cpus(comm, Clock::now() + timeout_from_seconds(arguments.timeout_seconds));
+  const std::vector<bench::RankCpus> rank_cpus = during_setup("exchanging the ranks' CPUs", arguments.timeout_seconds, [&] {
+    return bench::gather_rank_cpus(comm, Clock::now() + timeout_from_seconds(arguments.timeout_seconds));
+  });
   FaultInjector fault(fault_spec);
   calibration::MeasureOptions options{sizes, arguments.min_seconds_per_size, arguments.timeout_seconds, &fault};
   calibration::Measurements measurements;
@@ -369,7 +371,8 @@ CommandRunner add_calibrate_command(CLI::App& app, const std::string& command_li
     const std::optional<FaultSpec> fault = fault_from_environment();
     const io::StandardOutputForData data_output(to_standard_output({{"--json", &arguments->json}}));
     arguments->standard_output = data_output.descriptor();
-    return run_ranks(backend, arguments->ranks, [&](Communicator& comm) {
+    return run_ranks(backend, arguments->ranks, JobSetup{checked_timeout(arguments->timeout_seconds), fault},
+                     [&](Communicator& comm) {
       return run_calibrate(comm, *arguments, sizes, backend, fault);
     });
   };

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 
 #include "backends/threads_communicator.hpp"
@@ -66,11 +67,13 @@ int expected_ranks(const std::string& backend, int thread_ranks) {
   return size ? std::max(1, std::atoi(size)) : 1;
 }
 
-int run_ranks(const std::string& backend, int thread_ranks, const std::function<int(Communicator&)>& body) {
-  return run_ranks(backend, DeviceLayout{thread_ranks, 0, 0}, body);
+int run_ranks(const std::string& backend, int thread_ranks, const JobSetup& setup,
+              const std::function<int(Communicator&)>& body) {
+  return run_ranks(backend, DeviceLayout{thread_ranks, 0, 0}, setup, body);
 }
 
-int run_ranks(const std::string& backend, const DeviceLayout& layout, const std::function<int(Communicator&)>& body) {
+int run_ranks(const std::string& backend, const DeviceLayout& layout, const JobSetup& setup,
+              const std::function<int(Communicator&)>& body) {
   // Runs body on every rank through `start` (one thread per rank) and returns the largest status.
   auto largest_status = [&](const auto& start) {
     std::mutex status_mutex;
@@ -78,6 +81,8 @@ int run_ranks(const std::string& backend, const DeviceLayout& layout, const std:
     start([&](Communicator& comm) {
       int rank_status = 0;
       try {
+        inject_setup_fault(setup.fault, {FaultPoint::setup, FaultPoint::mpi_init}, comm.rank(),
+                           "before the configuration agreement check", [&comm] { return comm.aborted(); });
         rank_status = body(comm);
       } catch (const std::exception& error) {
         // Every rank says how it ended, as on the mpi backend; main prints the first error again.
@@ -109,16 +114,35 @@ int run_ranks(const std::string& backend, const DeviceLayout& layout, const std:
     throw std::invalid_argument(fmt::format("no CUDA device is visible: {} needs one GPU per process",
                                             backend == "nccl" ? "--backend nccl" : "--gpu-buffers 1"));
 #endif
-  MpiEnvironment environment;
+  // No communicator in these two: a stalled rank ends when the job does (MPI_Abort, or the launcher).
+  inject_setup_fault(setup.fault, {FaultPoint::mpi_init}, launcher_rank(), "before MPI_Init_thread", [] { return false; });
+  MpiEnvironment environment(setup.timeout);
+  MpiSetupOptions mpi_setup{MpiTransport::automatic, setup.timeout, [&setup](int rank) {
+                              inject_setup_fault(setup.fault, {FaultPoint::setup}, rank,
+                                                 "before the shared-memory bring-up", [] { return false; });
+                            }};
 #ifdef RINGLAB_HAVE_MPI_DEVICE
   // CUDA-aware MPI takes device pointers only over MPI messages (ringlab's shared memory copies with the CPU).
   const bool cuda_aware = layout.gpu_buffers && cuda::mpi_is_cuda_aware();
-  MpiCommunicator comm(MPI_COMM_WORLD, cuda_aware ? MpiTransport::messages : MpiTransport::automatic);
+  if (cuda_aware) mpi_setup.transport = MpiTransport::messages;
 #else
   if (layout.gpu_buffers)
     throw std::invalid_argument("this ringlab was built without CUDA; --gpu-buffers 1 needs RINGLAB_ENABLE_CUDA=ON");
-  MpiCommunicator comm;
 #endif
+  // A failure here (a set-up wait past --timeout, an injected fault) has no communicator to end
+  // the job with: this rank says why and ends it itself, so no rank is left waiting.
+  std::optional<MpiCommunicator> communicator;
+  try {
+    communicator.emplace(MPI_COMM_WORLD, mpi_setup);
+  } catch (const std::exception& error) {
+    int world_rank = -1;
+    int world_size = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &world_size);
+    if (world_size > 1) abort_mpi_job(world_rank, error.what());
+    throw;
+  }
+  MpiCommunicator& comm = *communicator;
   try {
 #ifdef RINGLAB_HAVE_MPI_DEVICE
     if (backend == "mpi" && layout.gpu_buffers) {
@@ -132,7 +156,7 @@ int run_ranks(const std::string& backend, const DeviceLayout& layout, const std:
         throw std::invalid_argument(fmt::format("-g/--ngpus {}: the nccl backend drives one GPU per process; start one "
                                                 "process per GPU (mpiexec -n <GPUs>)",
                                                 layout.gpus));
-      cuda::NcclCommunicator nccl(comm, cuda::local_rank_from_environment(comm.rank()), std::chrono::minutes(5));
+      cuda::NcclCommunicator nccl(comm, cuda::local_rank_from_environment(comm.rank()), setup.timeout);
       return body(nccl);
     }
 #endif

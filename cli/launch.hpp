@@ -1,11 +1,14 @@
 // Runs a per-rank body on the chosen backend: MPI processes (under mpiexec) or threads.
 #pragma once
 
+#include <chrono>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "backends/device_assignment.hpp"
 #include "communicator.hpp"
+#include "fault_injection.hpp"
 
 namespace ringlab::cli {
 
@@ -17,13 +20,25 @@ std::string resolve_backend(const std::string& backend);
 // launcher's size, or 1 when unknown). Known before any communicator exists.
 int expected_ranks(const std::string& backend, int thread_ranks);
 
+// What the ranks' set-up obeys, from process start to the body: the job's --timeout bounds each
+// set-up wait (mpi: MPI_Init_thread, duplicating the communicator, the shared-memory bring-up;
+// nccl: the bootstrap), and the fault hook's step=setup acts there (mpi: before the shared-memory
+// bring-up; threads and cuda-peer: before the body, so before its agreement check).
+struct JobSetup {
+  std::chrono::milliseconds timeout;
+  std::optional<FaultSpec> fault;
+};
+
 // Runs body(comm) on every rank and returns the largest exit status. Threads and cuda-peer jobs
 // pass check_threads_job (ranks, mailboxes against the available memory) first. An exception on
-// any rank ends the whole job with its message (MPI_Abort on mpi; the threads world is aborted).
-int run_ranks(const std::string& backend, int thread_ranks, const std::function<int(Communicator&)>& body);
+// any rank, in set-up or in the body, ends the whole job with its message (MPI_Abort on mpi; the
+// threads world is aborted).
+int run_ranks(const std::string& backend, int thread_ranks, const JobSetup& setup,
+              const std::function<int(Communicator&)>& body);
 // The same with the device layout of the cuda-peer backend (--ranks, --ranks-per-gpu, -g); the
 // GPUs are assigned (assign_devices) before any rank starts, so a bad layout starts nothing.
-int run_ranks(const std::string& backend, const DeviceLayout& layout, const std::function<int(Communicator&)>& body);
+int run_ranks(const std::string& backend, const DeviceLayout& layout, const JobSetup& setup,
+              const std::function<int(Communicator&)>& body);
 
 // True for backends whose collective buffers live in device memory.
 bool is_device_backend(const std::string& backend);

@@ -209,7 +209,7 @@ CommandRunner add_replay_command(CLI::App& app, const std::string& command_line)
     const io::StandardOutputForData data_output(
         to_standard_output({{"--json", &a.json}, {"--save-profile", &a.save_profile}}));
     a.standard_output = data_output.descriptor();
-    return run_ranks(backend, a.ranks,
+    return run_ranks(backend, a.ranks, JobSetup{checked_timeout(a.timeout_seconds), a.fault},
                      [&](Communicator& comm) { return replay_on(comm, a, algorithms, command_line, backend); });
   };
 }

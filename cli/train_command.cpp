@@ -154,7 +154,8 @@ CommandRunner add_train_command(CLI::App& app, const std::string& command_line) 
     training::use_single_blas_thread();  // once per process, before any rank thread starts
     const io::StandardOutputForData data_output(to_standard_output({{"--json", &a.json}}));
     a.standard_output = data_output.descriptor();
-    return run_ranks(backend, a.ranks, [&](Communicator& comm) { return run_on(comm, a, command_line, backend); });
+    return run_ranks(backend, a.ranks, JobSetup{a.run.config.execute.timeout, a.fault},
+                     [&](Communicator& comm) { return run_on(comm, a, command_line, backend); });
   };
 }
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cstdio>
@@ -16,7 +17,7 @@ namespace ringlab {
 
 namespace {
 
-constexpr const char* fault_form = "rank=R,step=S,action=stall|exit|fail[,bytes=B][,seconds=T]";
+constexpr const char* fault_form = "rank=R,step=S|setup|mpi-init,action=stall|exit|fail[,bytes=B][,seconds=T]";
 
 std::string_view name_of(FaultAction action) {
   switch (action) {
@@ -35,6 +36,33 @@ Number parse_number(std::string_view field, std::string_view value) {
     throw std::invalid_argument(fmt::format("{}: {}='{}' is not a non-negative number; the form is {}",
                                             fault_environment_variable, field, value, fault_form));
   return number;
+}
+
+// What a due fault does on `rank`; `where` names the point in the messages.
+void act_fault(const FaultSpec& spec, int rank, const std::string& where, const std::function<bool()>& job_aborted) {
+  switch (spec.action) {
+    case FaultAction::stall: {
+      // Stops communicating (posts nothing, answers nothing) for stall_seconds, or until the job
+      // is aborted; a stall shorter than the time-out is a slow rank, which must not fail the job.
+      fmt::print(stderr, "ringlab: rank {}: fault injected: stalling at {}\n", rank, where);
+      std::fflush(stderr);
+      const auto until = Clock::now() + timeout_from_seconds(spec.stall_seconds);
+      while (Clock::now() < until) {
+        if (job_aborted())
+          throw CommunicationError(
+              fmt::format("rank {}: injected stall at {} interrupted: the job was aborted", rank, where));
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+      return;
+    }
+    case FaultAction::exit:
+      fmt::print(stderr, "ringlab: rank {}: fault injected: exiting with status 3 at {}\n", rank, where);
+      std::fflush(stdout);
+      std::fflush(stderr);
+      std::_Exit(3);
+    case FaultAction::fail:
+      throw std::runtime_error(fmt::format("fault injected: failing at {}", where));
+  }
 }
 
 }  // namespace
@@ -56,7 +84,9 @@ FaultSpec parse_fault_spec(std::string_view text) {
       spec.rank = parse_number<int>(key, value);
       have_rank = true;
     } else if (key == "step") {
-      spec.step = parse_number<std::int64_t>(key, value);
+      if (value == "setup") spec.point = FaultPoint::setup;
+      else if (value == "mpi-init") spec.point = FaultPoint::mpi_init;
+      else spec.step = parse_number<std::int64_t>(key, value);
       have_step = true;
     } else if (key == "bytes") {
       spec.min_bytes = parse_number<std::int64_t>(key, value);
@@ -82,13 +112,16 @@ FaultSpec parse_fault_spec(std::string_view text) {
 }
 
 std::string describe(const FaultSpec& spec) {
+  if (spec.point == FaultPoint::setup) return fmt::format("{} on rank {} during set-up", name_of(spec.action), spec.rank);
+  if (spec.point == FaultPoint::mpi_init)
+    return fmt::format("{} on rank {} before MPI_Init_thread", name_of(spec.action), spec.rank);
   return fmt::format("{} on rank {} at step {} of the first call of at least {} bytes", name_of(spec.action), spec.rank,
                      spec.step, spec.min_bytes);
 }
 
 bool FaultInjector::due(const Communicator& comm, std::size_t step, std::size_t bytes) {
   // The rank test comes first: only the chosen rank ever touches fired_.
-  if (!spec_ || comm.rank() != spec_->rank || fired_ || static_cast<std::int64_t>(step) != spec_->step ||
+  if (!spec_ || spec_->point != FaultPoint::step || comm.rank() != spec_->rank || fired_ || static_cast<std::int64_t>(step) != spec_->step ||
       static_cast<std::int64_t>(bytes) < spec_->min_bytes)
     return false;
   fired_ = true;
@@ -105,29 +138,13 @@ void FaultInjector::at_round(Communicator& comm, std::string_view measurement, s
 }
 
 void FaultInjector::act(Communicator& comm, const std::string& where) const {
-  switch (spec_->action) {
-    case FaultAction::stall: {
-      // Stops communicating (posts nothing, answers nothing) for stall_seconds, or until the job
-      // is aborted; a stall shorter than the time-out is a slow rank, which must not fail the job.
-      fmt::print(stderr, "ringlab: rank {}: fault injected: stalling at {}\n", comm.rank(), where);
-      std::fflush(stderr);
-      const auto until = Clock::now() + timeout_from_seconds(spec_->stall_seconds);
-      while (Clock::now() < until) {
-        if (comm.aborted())
-          throw CommunicationError(
-              fmt::format("rank {}: injected stall at {} interrupted: the job was aborted", comm.rank(), where));
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-      }
-      return;
-    }
-    case FaultAction::exit:
-      fmt::print(stderr, "ringlab: rank {}: fault injected: exiting with status 3 at {}\n", comm.rank(), where);
-      std::fflush(stdout);
-      std::fflush(stderr);
-      std::_Exit(3);
-    case FaultAction::fail:
-      throw std::runtime_error(fmt::format("fault injected: failing at {}", where));
-  }
+  act_fault(*spec_, comm.rank(), where, [&comm] { return comm.aborted(); });
+}
+
+void inject_setup_fault(const std::optional<FaultSpec>& spec, std::initializer_list<FaultPoint> points, int rank,
+                        std::string_view where, const std::function<bool()>& job_aborted) {
+  if (!spec || spec->rank != rank || std::find(points.begin(), points.end(), spec->point) == points.end()) return;
+  act_fault(*spec, rank, fmt::format("set-up ({})", where), job_aborted);
 }
 
 }  // namespace ringlab

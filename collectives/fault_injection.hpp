@@ -1,11 +1,13 @@
-// A test-only fault hook: makes one rank stall, exit or throw at a chosen step of the executor,
-// so that the tests can check that every other rank times out with a message naming what it
+// A test-only fault hook: makes one rank stall, exit or throw at a chosen step of the executor
+// (or, with step=setup, during the job's set-up, before the first step), so that the tests can check that every other rank times out with a message naming what it
 // waited on and that the whole job ends (docs/reliability.md). The spec comes from the
 // environment variable RINGLAB_FAULT, read once by the command and passed down explicitly.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -21,21 +23,36 @@ enum class FaultAction {
   fail,   // throw an error, as a rank with a bug would
 };
 
+// Where the fault acts: at an executor step (or a measurement round), or during the job's set-up.
+enum class FaultPoint {
+  step,      // "step=S": at the start of step S
+  setup,     // "step=setup": once the communicator is made, before the set-up that waits on peers
+             // (mpi: before the shared-memory bring-up; threads: before the agreement check)
+  mpi_init,  // "step=mpi-init": mpi, before MPI_Init_thread (elsewhere the same as setup)
+};
+
 struct FaultSpec {
   int rank = 0;                  // the rank that misbehaves
   std::int64_t step = 0;         // the executor step (0-based) at whose start it acts
   std::int64_t min_bytes = 0;    // only in a call of at least this many bytes (skips small calls)
   FaultAction action = FaultAction::stall;
   double stall_seconds = 3600;
+  FaultPoint point = FaultPoint::step;  // not step: acts once in set-up, never at a step (last: keeps {r, s, b, a, t} valid)
 };
 
 // The environment variable the commands read.
 inline constexpr const char* fault_environment_variable = "RINGLAB_FAULT";
 
-// Parses "rank=1,step=3,action=stall[,bytes=65536][,seconds=600]"; throws std::invalid_argument
-// naming the bad field and the valid form.
+// Parses "rank=1,step=3,action=stall[,bytes=65536][,seconds=600]" (step=setup: during set-up);
+// throws std::invalid_argument naming the bad field and the valid form.
 FaultSpec parse_fault_spec(std::string_view text);
 std::string describe(const FaultSpec& spec);
+
+// The set-up fault: acts at once when `spec` is for `rank` and one of `points`, `where` naming the
+// point of the set-up in its messages. A stall polls `job_aborted` and throws CommunicationError
+// once it is true. The launcher calls it once per rank at each point of the set-up.
+void inject_setup_fault(const std::optional<FaultSpec>& spec, std::initializer_list<FaultPoint> points, int rank,
+                        std::string_view where, const std::function<bool()>& job_aborted);
 
 // One per rank: acts once, at the first step boundary (or measurement round) that matches the spec. Not thread-safe
 // (each rank owns its own).

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <utility>
 
 namespace ringlab {
 
@@ -47,6 +48,30 @@ void BlockingCallWatchdog::watch() {
                "ringlab: rank {}: {}: rank {}: {} of {} elements timed out after {:.1f} s: a rank never joined the "
                "collective (peer: any rank, no steps); ending this process so that the launcher ends the job\n",
                rank_, label_, rank_, operation_, elements_.load(std::memory_order_relaxed), waited);
+    std::fflush(stdout);
+    std::fflush(stderr);
+    std::_Exit(1);
+  }
+}
+
+SetupCallGuard::SetupCallGuard(int rank, Clock::time_point deadline, std::string message)
+    : rank_(rank), deadline_(deadline), message_(std::move(message)), thread_([this] { watch(); }) {}
+
+SetupCallGuard::~SetupCallGuard() {
+  {
+    const std::lock_guard lock(mutex_);
+    stop_ = true;
+  }
+  stop_cv_.notify_one();
+  thread_.join();
+}
+
+void SetupCallGuard::watch() {
+  std::unique_lock lock(mutex_);
+  while (!stop_cv_.wait_for(lock, std::chrono::milliseconds(50), [&] { return stop_; })) {
+    if (Clock::now() < deadline_) continue;
+    fmt::print(stderr, "ringlab: rank {}: {}; ending this process so that the launcher ends the job\n",
+               rank_ < 0 ? std::string("?") : std::to_string(rank_), message_);
     std::fflush(stdout);
     std::fflush(stderr);
     std::_Exit(1);

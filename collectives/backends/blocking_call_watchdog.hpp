@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
+#include <string>
 #include <thread>
 
 #include "communicator.hpp"
@@ -46,6 +47,30 @@ class BlockingCallWatchdog {
   std::atomic<std::int64_t> deadline_ns_{0};  // 0: disarmed
   std::atomic<std::int64_t> armed_at_ns_{0};
   std::atomic<std::size_t> elements_{0};
+  std::mutex mutex_;
+  std::condition_variable stop_cv_;
+  bool stop_ = false;
+  std::thread thread_;
+};
+
+// The same for one blocking call of the set-up that has no nonblocking form (MPI_Init_thread,
+// MPI_Comm_split_type): while alive, a thread checks every 50 ms and, at `deadline`, prints
+// "ringlab: rank R: <message>; ending this process so that the launcher ends the job" and ends the
+// process with status 1. Costs a thread per guard, so only for set-up, never on a timed path.
+class SetupCallGuard {
+ public:
+  // `rank` is printed as given (-1: "?", before MPI knows it).
+  SetupCallGuard(int rank, Clock::time_point deadline, std::string message);
+  ~SetupCallGuard();
+  SetupCallGuard(const SetupCallGuard&) = delete;
+  SetupCallGuard& operator=(const SetupCallGuard&) = delete;
+
+ private:
+  void watch();
+
+  int rank_;
+  Clock::time_point deadline_;
+  std::string message_;
   std::mutex mutex_;
   std::condition_variable stop_cv_;
   bool stop_ = false;

@@ -9,11 +9,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 #include <utility>
 
 #include "mpi_registered_buffer.hpp"
+#include "mpi_setup_wait.hpp"
 #include "reduce.hpp"
 
 namespace ringlab {
@@ -207,16 +209,35 @@ std::string mpi_library_version() {
   return version;
 }
 
-MpiEnvironment::MpiEnvironment() { init(nullptr, nullptr); }
-MpiEnvironment::MpiEnvironment(int& argc, char**& argv) { init(&argc, &argv); }
+int launcher_rank() {
+  for (const char* variable : {"PMI_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK"})
+    if (const char* value = std::getenv(variable)) return std::atoi(value);
+  return -1;
+}
 
-void MpiEnvironment::init(int* argc, char*** argv) {
+MpiEnvironment::MpiEnvironment() { init(nullptr, nullptr, std::nullopt); }
+MpiEnvironment::MpiEnvironment(int& argc, char**& argv) { init(&argc, &argv, std::nullopt); }
+MpiEnvironment::MpiEnvironment(std::chrono::milliseconds init_timeout) { init(nullptr, nullptr, init_timeout); }
+
+void MpiEnvironment::init(int* argc, char*** argv, std::optional<std::chrono::milliseconds> timeout) {
   int initialized = 0;
   MPI_Initialized(&initialized);
   if (initialized != 0) return;
   int provided = MPI_THREAD_SINGLE;
-  if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
-    throw std::runtime_error("mpi backend: MPI_Init_thread failed");
+  {
+    // MPI_Init_thread waits for every rank of the job (the launcher's key exchange) and has no
+    // deadline of its own: a guard thread ends this process past the time-out.
+    const int rank = launcher_rank();
+    std::optional<SetupCallGuard> guard;
+    if (timeout)
+      guard.emplace(rank, Clock::now() + *timeout,
+                    fmt::format("mpi backend: rank {}: set-up timed out: MPI start-up: MPI_Init_thread did not return "
+                                "(waiting for every rank of the job to start MPI) [set-up, after --timeout {} s]",
+                                rank < 0 ? std::string("?") : std::to_string(rank),
+                                static_cast<double>(timeout->count()) / 1000.0));
+    if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
+      throw std::runtime_error("mpi backend: MPI_Init_thread failed");
+    }
   }
   owns_ = true;
 }
@@ -262,11 +283,13 @@ MpiWorldErrorsReturn::~MpiWorldErrorsReturn() {
   MPI_Errhandler_free(&previous_);
 }
 
-MpiCommHandle::MpiCommHandle(MPI_Comm base) {
+MpiCommHandle::MpiCommHandle(MPI_Comm base, std::chrono::milliseconds timeout) {
   require_initialized();
   int rank = -1;
   MPI_Comm_rank(base, &rank);
-  check(MPI_Comm_dup(base, &comm_), "MPI_Comm_dup", rank, "duplicating the base communicator");
+  MPI_Request request = MPI_REQUEST_NULL;
+  MpiSetupWaits{rank, timeout}.complete(MPI_Comm_idup(base, &comm_, &request), request, "MPI_Comm_idup",
+                                        "MPI start-up: duplicating the communicator (every rank of the job must join)");
   const int code = MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
   if (code != MPI_SUCCESS) {
     MPI_Comm_free(&comm_);
@@ -310,7 +333,12 @@ MPI_Op MpiHalfPrecisionOps::get(DataType type, ReduceOp op) const {
   throw std::invalid_argument("mpi backend: unknown reduction");
 }
 
-MpiCommunicator::MpiCommunicator(MPI_Comm base, MpiTransport transport) : world_errors_(), comm_(base) {
+MpiCommunicator::MpiCommunicator(MPI_Comm base, MpiTransport transport)
+    : MpiCommunicator(base, MpiSetupOptions{transport, std::chrono::seconds(300), {}}) {}
+
+MpiCommunicator::MpiCommunicator(MPI_Comm base, const MpiSetupOptions& setup)
+    : world_errors_(), comm_(base, setup.timeout) {
+  const MpiTransport transport = setup.transport;
   MPI_Comm_rank(comm_.get(), &rank_);
   MPI_Comm_size(comm_.get(), &size_);
   int* tag_ub = nullptr;
@@ -321,7 +349,8 @@ MpiCommunicator::MpiCommunicator(MPI_Comm base, MpiTransport transport) : world_
   const bool wanted = transport == MpiTransport::automatic &&
                       (disable == nullptr || std::string_view(disable).empty() || std::string_view(disable) == "0");
   std::string why_not;
-  shm_memory_ = MpiNodeSharedMemory::create(comm_.get(), wanted, why_not);
+  if (setup.before_shared_memory) setup.before_shared_memory(rank_);
+  shm_memory_ = MpiNodeSharedMemory::create(comm_.get(), wanted, why_not, setup.timeout);
   if (shm_memory_) {
     shm_ = std::make_unique<ShmTransport>(rank_, shm_memory_->inbound(), shm_memory_->outbound(), "mpi backend");
     transport_description_ = fmt::format(
@@ -425,14 +454,17 @@ std::string mpi_library_name() { return first_line(mpi_library_version()); }
 
 std::string MpiCommunicator::native_allreduce_name() const { return "MPI_Allreduce (" + mpi_library_name() + ")"; }
 
-void MpiCommunicator::abort(std::string_view reason) {
-  fmt::print(stderr, "ringlab: rank {}: {}\n", rank_, reason);
+void abort_mpi_job(int rank, std::string_view reason) {
+  fmt::print(stderr, "ringlab: rank {}: {}\n", rank < 0 ? std::string("?") : std::to_string(rank), reason);
   std::fflush(stderr);
   // MPI_Abort tears the job down at once, and Hydra's launcher may drop output it has not yet
   // forwarded (seen: 3 runs in 15 lost every rank's reason). A moment's pause lets the line out.
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   MPI_Abort(MPI_COMM_WORLD, 1);
+  std::_Exit(1);  // MPI_Abort does not return; should it, the process still ends
 }
+
+void MpiCommunicator::abort(std::string_view reason) { abort_mpi_job(rank_, reason); }
 
 void MpiCommunicator::set_allreduce_piece_elements(std::size_t elements) {
   if (elements == 0 || elements > static_cast<std::size_t>(INT_MAX)) {

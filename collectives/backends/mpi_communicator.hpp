@@ -12,7 +12,9 @@
 #include <chrono>
 #include <climits>
 #include <memory>
+#include <optional>
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -28,6 +30,10 @@ std::string mpi_library_version();
 // Its first line with whitespace collapsed, e.g. "MPICH Version: 4.0.2".
 std::string mpi_library_name();
 
+// This process's rank as the launcher tells it (MPICH's Hydra, Open MPI, PMIx) before MPI
+// starts; -1 when unknown.
+int launcher_rank();
+
 // Initialises MPI (MPI_THREAD_FUNNELED) unless it already is, and finalises it on destruction
 // if this object initialised it.
 class MpiEnvironment {
@@ -37,19 +43,23 @@ class MpiEnvironment {
 
   MpiEnvironment();
   MpiEnvironment(int& argc, char**& argv);
+  // Ends the process (status 1, naming the wait and `init_timeout`) when MPI_Init_thread has not
+  // returned after `init_timeout`: a rank that never started, or stopped during MPI start-up.
+  explicit MpiEnvironment(std::chrono::milliseconds init_timeout);
   ~MpiEnvironment();
   MpiEnvironment(const MpiEnvironment&) = delete;
   MpiEnvironment& operator=(const MpiEnvironment&) = delete;
 
  private:
-  void init(int* argc, char*** argv);
+  void init(int* argc, char*** argv, std::optional<std::chrono::milliseconds> timeout);
   bool owns_ = false;
 };
 
-// A duplicate of a communicator, with MPI_ERRORS_RETURN, freed on destruction.
+// A duplicate of a communicator, with MPI_ERRORS_RETURN, freed on destruction. The duplication
+// (collective) gives up after `timeout` (TimeoutError naming the wait).
 class MpiCommHandle {
  public:
-  explicit MpiCommHandle(MPI_Comm base);
+  explicit MpiCommHandle(MPI_Comm base, std::chrono::milliseconds timeout = std::chrono::seconds(300));
   ~MpiCommHandle();
   MpiCommHandle(const MpiCommHandle&) = delete;
   MpiCommHandle& operator=(const MpiCommHandle&) = delete;
@@ -93,10 +103,26 @@ class MpiHalfPrecisionOps {
 // RINGLAB_SHM_DISABLE is set to a non-zero value; messages: MPI point-to-point only.
 enum class MpiTransport { automatic, messages };
 
+// How an MpiCommunicator is set up.
+struct MpiSetupOptions {
+  MpiTransport transport = MpiTransport::automatic;
+  // Each collective of the set-up (duplicating the communicator, the shared-memory bring-up) gives
+  // up this long after it starts, with a TimeoutError naming the wait (the job's --timeout).
+  std::chrono::milliseconds timeout{std::chrono::seconds(300)};
+  // Test only: called with the rank on every rank once the communicator is duplicated, before the
+  // shared-memory bring-up (where the fault hook's step=setup stalls a rank).
+  std::function<void(int rank)> before_shared_memory;
+};
+
+// Prints "ringlab: rank R: <reason>" to stderr and calls MPI_Abort on MPI_COMM_WORLD; does not
+// return. For a failure before any MpiCommunicator exists (its set-up); rank -1 prints "?".
+[[noreturn]] void abort_mpi_job(int rank, std::string_view reason);
+
 class MpiCommunicator final : public Communicator {
  public:
   // Requires an initialised MPI (see MpiEnvironment). Collective over `base`.
   explicit MpiCommunicator(MPI_Comm base = MPI_COMM_WORLD, MpiTransport transport = MpiTransport::automatic);
+  MpiCommunicator(MPI_Comm base, const MpiSetupOptions& setup);
 
   int rank() const override { return rank_; }
   int size() const override { return size_; }

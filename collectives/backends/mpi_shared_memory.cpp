@@ -12,6 +12,11 @@
 #include <cstdlib>
 #include <random>
 #include <stdexcept>
+#include <string_view>
+#include <utility>
+
+#include "blocking_call_watchdog.hpp"
+#include "mpi_setup_wait.hpp"
 
 namespace ringlab {
 
@@ -50,9 +55,13 @@ std::size_t size_from_environment(const char* variable, std::size_t fallback, st
 }
 
 // True when every rank of `node` succeeded; otherwise why_not explains (this rank's error first).
-bool all_succeeded(MPI_Comm node, const std::string& error, std::string& why_not) {
+// `what` names the wait in a time-out.
+bool all_succeeded(MPI_Comm node, const std::string& error, std::string& why_not, const MpiSetupWaits& waits,
+                   std::string_view what) {
   int ok = error.empty() ? 1 : 0;
-  MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, node);
+  MPI_Request request = MPI_REQUEST_NULL;
+  waits.complete(MPI_Iallreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, node, &request), request, "MPI_Iallreduce",
+                 what);
   if (ok != 0) return true;
   why_not = error.empty() ? "another rank of this host could not set up shared memory" : error;
   return false;
@@ -67,6 +76,19 @@ class NodeComm {
   NodeComm(const NodeComm&) = delete;
   NodeComm& operator=(const NodeComm&) = delete;
   MPI_Comm comm = MPI_COMM_NULL;
+};
+
+// Unlinks this rank's segment name when set-up ends, however it ends: by then every rank of the
+// host has mapped it or given up, or the job is ending.
+class UnlinkOnExit {
+ public:
+  explicit UnlinkOnExit(std::string name) : name_(std::move(name)) {}
+  ~UnlinkOnExit() { shm_unlink(name_.c_str()); }
+  UnlinkOnExit(const UnlinkOnExit&) = delete;
+  UnlinkOnExit& operator=(const UnlinkOnExit&) = delete;
+
+ private:
+  std::string name_;
 };
 
 }  // namespace
@@ -100,22 +122,36 @@ void* map_shared_segment(const std::string& name, std::size_t bytes, bool create
   return address;
 }
 
-std::unique_ptr<MpiNodeSharedMemory> MpiNodeSharedMemory::create(MPI_Comm comm, bool wanted, std::string& why_not) {
+std::unique_ptr<MpiNodeSharedMemory> MpiNodeSharedMemory::create(MPI_Comm comm, bool wanted, std::string& why_not,
+                                                                 std::chrono::milliseconds timeout) {
   int rank = 0;
   int size = 0;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
+  const MpiSetupWaits waits{rank, timeout};
+  MPI_Request request = MPI_REQUEST_NULL;
+  // MPI_Comm_split_type has no nonblocking form: a polled barrier first, so that it is entered
+  // only once every rank has come this far, and a guard that ends the process should it still hang.
+  waits.complete(MPI_Ibarrier(comm, &request), request, "MPI_Ibarrier",
+                 "shared-memory set-up: waiting for every rank to arrive before finding the ranks of this host");
   NodeComm node;
-  if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node.comm) != MPI_SUCCESS) {
-    why_not = "MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) failed";
-    return nullptr;
+  {
+    const SetupCallGuard guard(rank, Clock::now() + timeout,
+                               waits.timed_out("shared-memory set-up: MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) did "
+                                               "not return (finding the ranks of this host)"));
+    if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node.comm) != MPI_SUCCESS) {
+      why_not = "MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) failed";
+      return nullptr;
+    }
   }
   int ranks_on_host = 0;
   int me = 0;
   MPI_Comm_size(node.comm, &ranks_on_host);
   MPI_Comm_rank(node.comm, &me);
   int everyone_wants = wanted ? 1 : 0;
-  MPI_Allreduce(MPI_IN_PLACE, &everyone_wants, 1, MPI_INT, MPI_MIN, node.comm);
+  waits.complete(MPI_Iallreduce(MPI_IN_PLACE, &everyone_wants, 1, MPI_INT, MPI_MIN, node.comm, &request), request,
+                 "MPI_Iallreduce",
+                 "shared-memory set-up: asking the other ranks of this host whether they use shared memory");
   if (ranks_on_host < 2) {
     why_not = "no other rank on this host";
     return nullptr;
@@ -125,7 +161,8 @@ std::unique_ptr<MpiNodeSharedMemory> MpiNodeSharedMemory::create(MPI_Comm comm, 
     return nullptr;
   }
   std::vector<int> members(static_cast<std::size_t>(ranks_on_host));
-  MPI_Allgather(&rank, 1, MPI_INT, members.data(), 1, MPI_INT, node.comm);
+  waits.complete(MPI_Iallgather(&rank, 1, MPI_INT, members.data(), 1, MPI_INT, node.comm, &request), request,
+                 "MPI_Iallgather", "shared-memory set-up: exchanging the ranks of this host");
 
   std::unique_ptr<MpiNodeSharedMemory> memory(new MpiNodeSharedMemory());
   memory->ranks_on_host_ = ranks_on_host;
@@ -138,8 +175,11 @@ std::unique_ptr<MpiNodeSharedMemory> MpiNodeSharedMemory::create(MPI_Comm comm, 
   } catch (const std::invalid_argument& error) {
     layout_error = error.what();
   }
-  if (!all_succeeded(node.comm, layout_error, why_not)) return nullptr;
-  MPI_Bcast(layout.data(), 2, MPI_UINT64_T, 0, node.comm);
+  if (!all_succeeded(node.comm, layout_error, why_not, waits,
+                     "shared-memory set-up: checking the slot layout on every rank of this host"))
+    return nullptr;
+  waits.complete(MPI_Ibcast(layout.data(), 2, MPI_UINT64_T, 0, node.comm, &request), request, "MPI_Ibcast",
+                 "shared-memory set-up: receiving the slot layout from the first rank of this host");
   memory->slots_ = layout[0];
   memory->slot_bytes_ = layout[1];
   const std::size_t channel_bytes = ShmChannel::footprint(memory->slots_, memory->slot_bytes_);
@@ -149,27 +189,27 @@ std::unique_ptr<MpiNodeSharedMemory> MpiNodeSharedMemory::create(MPI_Comm comm, 
   const std::string own_name = new_segment_name(me);
   std::string error;
   void* own = map_shared_segment(own_name, segment_bytes, /*create=*/true, error);
+  const UnlinkOnExit unlink_own(own_name);  // also when it was created but not reserved or mapped
   if (own != nullptr) memory->mappings_[static_cast<std::size_t>(me)] = {own, segment_bytes};
-  else shm_unlink(own_name.c_str());  // created but not reserved or mapped
-  if (!all_succeeded(node.comm, error, why_not)) {
-    if (own != nullptr) shm_unlink(own_name.c_str());
+  if (!all_succeeded(node.comm, error, why_not, waits,
+                     "shared-memory set-up: waiting for the other ranks of this host to create their segments"))
     return nullptr;
-  }
 
   std::array<char, name_bytes> own_name_buffer{};
   std::copy_n(own_name.begin(), std::min(own_name.size(), name_bytes - 1), own_name_buffer.begin());
   std::vector<char> names(name_bytes * static_cast<std::size_t>(ranks_on_host));
-  MPI_Allgather(own_name_buffer.data(), static_cast<int>(name_bytes), MPI_CHAR, names.data(),
-                static_cast<int>(name_bytes), MPI_CHAR, node.comm);
+  waits.complete(MPI_Iallgather(own_name_buffer.data(), static_cast<int>(name_bytes), MPI_CHAR, names.data(),
+                                static_cast<int>(name_bytes), MPI_CHAR, node.comm, &request),
+                 request, "MPI_Iallgather", "shared-memory set-up: exchanging the segment names of this host");
   for (int peer = 0; peer < ranks_on_host && error.empty(); ++peer) {
     if (peer == me) continue;
     const std::string peer_name(&names[name_bytes * static_cast<std::size_t>(peer)]);
     if (void* address = map_shared_segment(peer_name, segment_bytes, /*create=*/false, error))
       memory->mappings_[static_cast<std::size_t>(peer)] = {address, segment_bytes};
   }
-  const bool mapped = all_succeeded(node.comm, error, why_not);
-  shm_unlink(own_name.c_str());  // every rank has mapped it (or given up): the name is no longer needed
-  if (!mapped) return nullptr;
+  if (!all_succeeded(node.comm, error, why_not, waits,
+                     "shared-memory set-up: waiting for the other ranks of this host to map their segments"))
+    return nullptr;
 
   memory->inbound_.resize(static_cast<std::size_t>(size));
   memory->outbound_.resize(static_cast<std::size_t>(size));

@@ -12,6 +12,7 @@
 
 #include <mpi.h>
 
+#include <chrono>
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -32,7 +33,10 @@ class MpiNodeSharedMemory {
   // Collective over `comm`. Returns nullptr, with the reason in `why_not`, when fewer than two
   // ranks share a host, when any rank of the host did not ask for it (`wanted` false), or when a
   // segment cannot be created or mapped on any rank of the host (all ranks of a host agree).
-  static std::unique_ptr<MpiNodeSharedMemory> create(MPI_Comm comm, bool wanted, std::string& why_not);
+  // Each of its collectives gives up `timeout` after it starts (TimeoutError naming the wait);
+  // then nothing is left in /dev/shm.
+  static std::unique_ptr<MpiNodeSharedMemory> create(MPI_Comm comm, bool wanted, std::string& why_not,
+                                                     std::chrono::milliseconds timeout = std::chrono::seconds(300));
   ~MpiNodeSharedMemory();
   MpiNodeSharedMemory(const MpiNodeSharedMemory&) = delete;
   MpiNodeSharedMemory& operator=(const MpiNodeSharedMemory&) = delete;
