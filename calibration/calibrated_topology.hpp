@@ -35,6 +35,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "linear_fit.hpp"
@@ -103,6 +104,10 @@ std::string host_shm_preset(const FittedParameters& parameters, int endpoints);
 
 // The preset built, with gamma set (scaled as step 4 says).
 Topology calibrated_topology(const FittedParameters& parameters, int endpoints);
+
+// The samples `fit` left out as slow outliers (robust_fit.hpp): index, bytes, time, how many times
+// the reference line; with their pair's ranks when `ranks_of_sample` (one per fitted sample) is given.
+nlohmann::json dropped_samples_record(const LinearFit& fit, const std::vector<std::pair<int, int>>& ranks_of_sample = {});
 
 // The "calibration" record kept inside the topology document: every measurement, the fits and
 // their residuals. `context` (command, machine, backend, ...) is copied in as given.

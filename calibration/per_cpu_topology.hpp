@@ -34,6 +34,7 @@
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "calibrated_topology.hpp"
@@ -57,6 +58,9 @@ struct CpuClassFits {
   LinearFit cross_cpu;
   int same_cpu_pairs = 0;
   int cross_cpu_pairs = 0;
+  // The pair of each sample of a class's fit, in the fit's order (names its dropped samples).
+  std::vector<std::pair<int, int>> same_cpu_ranks;
+  std::vector<std::pair<int, int>> cross_cpu_ranks;
   FootprintCurve link_bandwidth_factor;  // step 5
   std::optional<WaitingRankCost> waiting;  // step 6; nullopt: not measured, cost 1
 };
