@@ -6,7 +6,8 @@
 // Steps (docs/calibration.md, "Per-CPU topology"):
 //   1. each rank's CPU from the recorded placement; none when a rank may run on several CPUs;
 //   2. the measured pairs split into same-CPU and cross-CPU pairs; each class's samples pooled and
-//      fitted like host-shm's one pool (fit_transfer: alpha from small sizes, beta from large);
+//      fitted like host-shm's one pool (fit_transfer: alpha from small sizes, beta from large,
+//      robust to slow outliers; a FitError names the class and its pairs);
 //      no topology when either class has no pair (every rank alone on its CPU, or all on one);
 //   3. the topology: host-shm's memory bus (capacity and curve as calibrated), each rank linked
 //      to it with the cross-CPU fit and to an unlimited switch "cpuK" for its CPU with the
