@@ -10,9 +10,11 @@
 #include <string>
 #include <vector>
 
+#include "backends/threads_communicator.hpp"
 #include "calibrated_topology.hpp"
 #include "calibration_record.hpp"
 #include "linear_fit.hpp"
+#include "measurements.hpp"
 #include "per_cpu_topology.hpp"
 #include "robust_fit.hpp"
 
@@ -296,6 +298,19 @@ TEST(RobustFit, RecordNamesTheDroppedSamples) {
   EXPECT_EQ(record.at("ping_pong").at("pairs")[2].at("fit").at("outliers_dropped").size(), 1u);
   EXPECT_TRUE(record.at("ping_pong").at("pairs")[0].at("fit").at("outliers_dropped").empty());
   EXPECT_NEAR(fit.beta_seconds_per_byte, 2e-10, 1e-9 * 2e-10);
+}
+
+// However short --min-time, every size gets at least 25 timed round trips: the median of 5 was a
+// scheduler slice whenever 3 of them waited one (issue 27).
+TEST(RobustMeasure, AtLeast25RoundTripsPerSize) {
+  const calibration::MeasureOptions options{{8, 65536}, 1e-9, 60};
+  std::vector<calibration::PairMeasurement> pairs;
+  run_threads(2, [&](Communicator& comm) {
+    auto measured = calibration::measure_ping_pong(comm, options);
+    if (comm.rank() == 0) pairs = std::move(measured);
+  });
+  ASSERT_EQ(pairs.size(), 1u);
+  for (const calibration::PingPongSample& sample : pairs[0].samples) EXPECT_EQ(sample.iterations, 25) << sample.bytes;
 }
 
 }  // namespace
