@@ -7,8 +7,10 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
+#include <utility>
 
 #include "presets.hpp"
+#include "robust_fit.hpp"
 
 namespace ringlab::calibration {
 
@@ -21,10 +23,13 @@ std::vector<Sample> pair_samples(const PairMeasurement& pair) {
   return samples;
 }
 
-nlohmann::json fit_to_json(const LinearFit& fit, const char* intercept_name, const char* slope_name) {
+nlohmann::json fit_to_json(const LinearFit& fit, const char* intercept_name, const char* slope_name,
+                           const std::vector<std::pair<int, int>>& ranks_of_sample = {}) {
   return {{intercept_name, fit.intercept},
           {slope_name, fit.slope},
           {"intercept_clamped_to_zero", fit.intercept_clamped},
+          {"slope_method", name_of(fit.slope_method)},
+          {"outliers_dropped", dropped_samples_record(fit, ranks_of_sample)},
           {"relative_residuals", fit.relative_residuals},
           {"median_abs_relative_residual", fit.median_abs_residual},
           {"max_abs_relative_residual", fit.max_abs_residual}};
@@ -50,10 +55,34 @@ std::map<std::int64_t, std::vector<double>> copy_ratios_by_size(const Measuremen
   return ratios;
 }
 
+// `fit()`, its FitError prefixed with which measurement did not fit (`what`).
+template <class Fit>
+LinearFit with_context(const std::string& what, Fit fit) {
+  try {
+    return fit();
+  } catch (const FitError& error) {
+    throw FitError(fmt::format("{}: {}", what, error.what()));
+  }
+}
+
 // Steps 1b and 1c repeated: each round removes most of the bias the previous alpha left in beta.
 constexpr int fixed_point_rounds = 4;
 
 }  // namespace
+
+nlohmann::json dropped_samples_record(const LinearFit& fit, const std::vector<std::pair<int, int>>& ranks_of_sample) {
+  nlohmann::json dropped = nlohmann::json::array();
+  for (const DroppedSample& sample : fit.dropped) {
+    nlohmann::json entry = {{"sample", sample.index},
+                            {"bytes", sample.sample.x},
+                            {"time_us", sample.sample.t * 1e6},
+                            {"times_the_line", sample.sample.t / sample.line_t}};
+    if (sample.index < ranks_of_sample.size())
+      entry["ranks"] = {ranks_of_sample[sample.index].first, ranks_of_sample[sample.index].second};
+    dropped.push_back(std::move(entry));
+  }
+  return dropped;
+}
 
 double process_share(const FittedParameters& parameters, int endpoints) {
   return std::min(1.0, static_cast<double>(parameters.cores) / static_cast<double>(endpoints));
@@ -68,19 +97,39 @@ FootprintCurve scaled(const FootprintCurve& curve, double factor) {
 LinearFit fit_transfer(std::span<const Sample> samples, const FitOptions& options) {
   if (samples.size() < 2) throw std::invalid_argument("fitting alpha and beta needs at least two sizes");
   std::vector<Sample> small, large;
-  for (const Sample& sample : samples) {
-    if (sample.x <= static_cast<double>(options.alpha_max_bytes)) small.push_back(sample);
-    if (sample.x >= static_cast<double>(options.beta_min_bytes)) large.push_back(sample);
+  std::vector<std::size_t> large_index;  // of each large sample in `samples`
+  for (std::size_t i = 0; i < samples.size(); ++i) {
+    if (samples[i].x <= static_cast<double>(options.alpha_max_bytes)) small.push_back(samples[i]);
+    if (samples[i].x >= static_cast<double>(options.beta_min_bytes)) {
+      large.push_back(samples[i]);
+      large_index.push_back(i);
+    }
   }
   const auto by_size = [](const Sample& a, const Sample& b) { return a.x < b.x; };
   if (small.empty()) small.push_back(*std::min_element(samples.begin(), samples.end(), by_size));
-  if (large.empty()) large.push_back(*std::max_element(samples.begin(), samples.end(), by_size));
+  if (large.empty()) {
+    const auto largest = std::max_element(samples.begin(), samples.end(), by_size);
+    large.push_back(*largest);
+    large_index.push_back(static_cast<std::size_t>(largest - samples.begin()));
+  }
   std::vector<double> small_times;
   for (const Sample& sample : small) small_times.push_back(sample.t);
   LinearFit fit;
   fit.intercept = median(small_times);
   for (int round = 0; round < fixed_point_rounds; ++round) {
-    fit.slope = fit_slope_relative(large, fit.intercept);
+    RobustSlope slope;
+    try {
+      slope = fit_slope_robust(large, fit.intercept);
+    } catch (const FitError& error) {
+      throw FitError(fmt::format("beta from the sizes >= {} B (--beta-min-bytes), through alpha {:.3f} us from the "
+                                 "sizes <= {} B (--alpha-max-bytes: {}): {}",
+                                 options.beta_min_bytes, fit.intercept * 1e6, options.alpha_max_bytes,
+                                 describe_samples(small), error.what()));
+    }
+    fit.slope = slope.slope;
+    fit.slope_method = slope.theil_sen ? SlopeMethod::theil_sen : SlopeMethod::least_squares;
+    fit.dropped = std::move(slope.dropped);
+    for (DroppedSample& dropped : fit.dropped) dropped.index = large_index[dropped.index];
     std::vector<double> latencies;
     for (const Sample& sample : small) latencies.push_back(sample.t - sample.x * fit.slope);
     fit.intercept = median(latencies);
@@ -98,10 +147,14 @@ FittedParameters fit_parameters(const Measurements& measurements, int cores, con
   std::vector<Sample> pooled;
   for (const PairMeasurement& pair : measurements.pairs) {
     const std::vector<Sample> samples = pair_samples(pair);
-    parameters.pair_fits.push_back(fit_transfer(samples, options));
+    parameters.pair_fits.push_back(
+        with_context(fmt::format("the ping-pong of ranks {} and {}", pair.first, pair.second),
+                     [&] { return fit_transfer(samples, options); }));
     pooled.insert(pooled.end(), samples.begin(), samples.end());
   }
-  parameters.transfer_fit = fit_transfer(pooled, options);
+  parameters.transfer_fit =
+      with_context(fmt::format("the ping-pong of the {} pairs pooled", measurements.pairs.size()),
+                   [&] { return fit_transfer(pooled, options); });
   parameters.alpha_seconds = parameters.transfer_fit.intercept;
   parameters.beta_seconds_per_byte = parameters.transfer_fit.slope;
 
@@ -119,7 +172,11 @@ FittedParameters fit_parameters(const Measurements& measurements, int cores, con
     reduce.push_back({static_cast<double>(sample.bytes), sample.median_seconds});
     if (sample.bytes >= gamma_min_operand_bytes) out_of_cache.push_back(reduce.back());
   }
-  parameters.reduce_fit = fit_relative(out_of_cache.size() >= 2 ? out_of_cache : reduce);
+  const std::vector<Sample>& gamma_samples = out_of_cache.size() >= 2 ? out_of_cache : reduce;
+  parameters.reduce_fit = with_context(
+      fmt::format("gamma of the reduce kernel (float32 sum on rank 0, operands of {} .. {} B)",
+                  gamma_samples.empty() ? 0.0 : gamma_samples.front().x, gamma_samples.empty() ? 0.0 : gamma_samples.back().x),
+      [&] { return fit_relative_robust(gamma_samples); });
   parameters.gamma_seconds_per_byte = parameters.reduce_fit.slope;
   std::vector<double> copy_ratios;
   for (const auto& [bytes, ratios] : copy_ratios_by_size(measurements))
@@ -138,9 +195,10 @@ FootprintCurves fit_footprint_curves(const Measurements& measurements, double al
   curves.link_bandwidth = curve_by_size(one_way, ping_pong_footprint_bytes,
                                         [&](double bytes, double seconds) { return bytes / (seconds - alpha_seconds); });
   if (curves.link_bandwidth.empty())
-    throw std::invalid_argument(fmt::format(
-        "no ping-pong size >= {} B (--beta-min-bytes) took longer than alpha; measure larger sizes (-e)",
-        options.beta_min_bytes));
+    throw FitError(fmt::format(
+        "the link bandwidth curve: no ping-pong size >= {} B (--beta-min-bytes) took longer than alpha ({:.3f} us); "
+        "measure larger sizes (-e)",
+        options.beta_min_bytes, alpha_seconds * 1e6));
 
   const int active = std::max(1, measurements.concurrent.active_ranks);
   std::vector<CurvePoint> streaming;
@@ -201,8 +259,10 @@ Topology calibrated_topology(const FittedParameters& parameters, int endpoints) 
 nlohmann::json calibration_record(const Measurements& measurements, const FittedParameters& parameters,
                                   const nlohmann::json& context) {
   nlohmann::json pairs = nlohmann::json::array();
+  std::vector<std::pair<int, int>> ranks_of_sample;  // of the pooled fit's samples
   for (std::size_t p = 0; p < measurements.pairs.size(); ++p) {
     const PairMeasurement& pair = measurements.pairs[p];
+    ranks_of_sample.insert(ranks_of_sample.end(), pair.samples.size(), {pair.first, pair.second});
     nlohmann::json samples = nlohmann::json::array();
     for (const PingPongSample& sample : pair.samples)
       samples.push_back({{"bytes", sample.bytes},
@@ -229,7 +289,7 @@ nlohmann::json calibration_record(const Measurements& measurements, const Fitted
   record["ping_pong"] = {
       {"what", "round trip / 2 through the Communicator, median over iterations, per pair and size"},
       {"pairs", std::move(pairs)},
-      {"fit", fit_to_json(parameters.transfer_fit, "alpha_seconds", "beta_seconds_per_byte")}};
+      {"fit", fit_to_json(parameters.transfer_fit, "alpha_seconds", "beta_seconds_per_byte", ranks_of_sample)}};
   record["concurrent"] = {
       {"what", "ranks 0..active-1 each send to rank+1 and receive from rank-1 at once (mod active)"},
       {"active_ranks", measurements.concurrent.active_ranks},

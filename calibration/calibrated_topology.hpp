@@ -7,7 +7,8 @@
 //      sizes serves neither end. alpha comes from the small sizes and beta from the large ones:
 //      a. alpha0 = median time of the sizes <= alpha_max_bytes (latency-bound);
 //      b. beta = relative-error least squares slope (linear_fit.hpp) over the sizes >=
-//         beta_min_bytes with the intercept held at alpha0;
+//         beta_min_bytes with the intercept held at alpha0, slow outliers left out and Theil–Sen's
+//         slope where none is positive (robust_fit.hpp: fit_slope_robust);
 //      c. alpha = median of (time - bytes * beta) over the small sizes, at least 0;
 //      b and c repeated four times (a fixed point: a line is recovered exactly).
 //      Residuals are reported for every size;
@@ -15,7 +16,8 @@
 //      1/beta (one transfer alone reached that, so the shared capacity is not below it);
 //      "saturated" when the aggregate is below 90 % of active ranks x 1/beta (the shared capacity
 //      limits), otherwise it is a lower bound of the capacity;
-//   3. gamma: slope of a relative-error fit of the reduce kernel's time over operand bytes;
+//   3. gamma: slope of a relative-error fit of the reduce kernel's time over operand bytes
+//      (robust_fit.hpp: fit_relative_robust);
 //   4. the topology: host-shm:E,cores=C,bw=1/beta,lat=alpha/2 (a route crosses two links),
 //      mem_bw from 2, and gamma scaled by E/C when E processes share C < E cores (the preset's
 //      rule for bandwidth and latency, applied to the reduction too);
@@ -35,6 +37,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "linear_fit.hpp"
@@ -75,7 +78,8 @@ struct FittedParameters {
 // reduce was also measured in cache.
 inline constexpr std::int64_t gamma_min_operand_bytes = std::int64_t{16} << 20;
 
-// Throws std::invalid_argument when a fit is impossible (too few sizes, times that do not grow).
+// Throws std::invalid_argument when a fit is impossible (too few sizes), FitError naming the
+// measurement (a pair, the pooled pairs, the reduce kernel, the link curve) when times do not grow.
 FittedParameters fit_parameters(const Measurements& measurements, int cores, const FitOptions& options = {});
 
 // Step 1 on one set of (bytes, one-way seconds) samples.
@@ -103,6 +107,10 @@ std::string host_shm_preset(const FittedParameters& parameters, int endpoints);
 
 // The preset built, with gamma set (scaled as step 4 says).
 Topology calibrated_topology(const FittedParameters& parameters, int endpoints);
+
+// The samples `fit` left out as slow outliers (robust_fit.hpp): index, bytes, time, how many times
+// the reference line; with their pair's ranks when `ranks_of_sample` (one per fitted sample) is given.
+nlohmann::json dropped_samples_record(const LinearFit& fit, const std::vector<std::pair<int, int>>& ranks_of_sample = {});
 
 // The "calibration" record kept inside the topology document: every measurement, the fits and
 // their residuals. `context` (command, machine, backend, ...) is copied in as given.

@@ -22,7 +22,7 @@ void check_samples(std::span<const Sample> samples) {
 
 }  // namespace
 
-LinearFit fit_relative(std::span<const Sample> samples) {
+LinearFit relative_least_squares(std::span<const Sample> samples) {
   check_samples(samples);
   long double s = 0, sx = 0, sxx = 0, st = 0, sxt = 0;
   for (const Sample& sample : samples) {
@@ -42,16 +42,21 @@ LinearFit fit_relative(std::span<const Sample> samples) {
     slope = sxt / sxx;
     fit.intercept_clamped = true;
   }
-  if (!(slope > 0))
-    throw std::invalid_argument(
-        "the measured times do not grow with size (fitted slope <= 0); the machine is too noisy or the sizes too few");
   fit.intercept = static_cast<double>(intercept);
   fit.slope = static_cast<double>(slope);
+  return fit;
+}
+
+LinearFit fit_relative(std::span<const Sample> samples) {
+  LinearFit fit = relative_least_squares(samples);
+  if (!(fit.slope > 0))
+    throw FitError(fmt::format("the times do not grow with size (least-squares slope {:.4g} s/B): {}", fit.slope,
+                               describe_samples(samples)));
   set_residuals(fit, samples);
   return fit;
 }
 
-double fit_slope_relative(std::span<const Sample> samples, double intercept) {
+double slope_relative(std::span<const Sample> samples, double intercept) {
   if (samples.empty()) throw std::invalid_argument("a slope fit needs at least one sample");
   long double numerator = 0, denominator = 0;
   for (const Sample& sample : samples) {
@@ -61,11 +66,28 @@ double fit_slope_relative(std::span<const Sample> samples, double intercept) {
     numerator += w * sample.x * (sample.t - intercept);
     denominator += w * sample.x * sample.x;
   }
-  const long double slope = denominator > 0 ? numerator / denominator : 0;
+  return static_cast<double>(denominator > 0 ? numerator / denominator : 0);
+}
+
+double fit_slope_relative(std::span<const Sample> samples, double intercept) {
+  const double slope = slope_relative(samples, intercept);
   if (!(slope > 0))
-    throw std::invalid_argument(
-        "the measured times do not grow with size (fitted slope <= 0); the machine is too noisy or the sizes too few");
-  return static_cast<double>(slope);
+    throw FitError(fmt::format("the times do not grow with size (least-squares slope {:.4g} s/B through {:.3f} us): {}",
+                               slope, intercept * 1e6, describe_samples(samples)));
+  return slope;
+}
+
+std::string describe_samples(std::span<const Sample> samples) {
+  std::string text;
+  for (const Sample& sample : samples)
+    text += fmt::format("{}{:.0f} B {:.3f} us", text.empty() ? "" : ", ", sample.x, sample.t * 1e6);
+  return text;
+}
+
+const char* name_of(SlopeMethod method) {
+  return method == SlopeMethod::least_squares
+             ? "relative least squares"
+             : "Theil-Sen: the median of pairwise slopes (least squares found no positive slope)";
 }
 
 void set_residuals(LinearFit& fit, std::span<const Sample> samples) {

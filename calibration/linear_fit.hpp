@@ -9,7 +9,10 @@
 //   3. residuals (fitted - measured) / measured per sample.
 #pragma once
 
+#include <cstddef>
 #include <span>
+#include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -22,6 +25,16 @@ struct Sample {
   double t = 0;  // seconds, > 0
 };
 
+// A sample left out of a fit as a slow outlier (robust_fit.hpp).
+struct DroppedSample {
+  std::size_t index = 0;   // in the samples given to the fit
+  Sample sample;
+  double line_t = 0;       // the reference line's time there (the sample is t / line_t times slower)
+};
+
+// How the slope was found (robust_fit.hpp).
+enum class SlopeMethod { least_squares, theil_sen };
+
 struct LinearFit {
   double intercept = 0;
   double slope = 0;
@@ -29,15 +42,38 @@ struct LinearFit {
   std::vector<double> relative_residuals;  // per sample, in input order
   double median_abs_residual = 0;
   double max_abs_residual = 0;
+  std::vector<DroppedSample> dropped;      // robust fits only: samples left out as slow outliers
+  SlopeMethod slope_method = SlopeMethod::least_squares;
 };
 
-// Throws std::invalid_argument with fewer than two samples of different x, a time <= 0 or not
-// finite, or when the best slope is not positive (times that do not grow with size).
+// Samples that fit no line with a positive slope (times that do not grow with size). Its message
+// lists the samples; callers add which measurement they were and what to pass.
+class FitError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+// Steps 1 and 2 without the slope check: the slope may come out <= 0. Throws std::invalid_argument
+// with fewer than two samples of different x, or a time <= 0 or not finite.
+LinearFit relative_least_squares(std::span<const Sample> samples);
+
+// relative_least_squares and step 3. Throws like it, and FitError when the best slope is not
+// positive.
 LinearFit fit_relative(std::span<const Sample> samples);
 
 // The slope alone, the intercept held at `intercept`, in relative error over `samples`:
-// slope = sum w x (t - intercept) / sum w x^2 with w = 1 / t^2. Throws like fit_relative.
+// slope = sum w x (t - intercept) / sum w x^2 with w = 1 / t^2; may be <= 0. Throws
+// std::invalid_argument for no sample or a time <= 0 or not finite.
+double slope_relative(std::span<const Sample> samples, double intercept);
+
+// slope_relative, and FitError when the slope is not positive.
 double fit_slope_relative(std::span<const Sample> samples, double intercept);
+
+// "131072 B 812.3 us, 524288 B 640.1 us" (x as bytes, t in microseconds), for error messages.
+std::string describe_samples(std::span<const Sample> samples);
+
+// "relative least squares" or "Theil-Sen (...)", for the calibration record.
+const char* name_of(SlopeMethod method);
 
 // Fills relative_residuals, median_abs_residual and max_abs_residual of `fit` over `samples`.
 void set_residuals(LinearFit& fit, std::span<const Sample> samples);

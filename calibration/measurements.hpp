@@ -16,7 +16,7 @@ namespace ringlab::calibration {
 
 struct MeasureOptions {
   std::vector<std::int64_t> sizes;   // ping-pong message sizes, bytes
-  double min_seconds_per_size = 0.2;  // round trips per size: enough to fill this, 5 .. 10000
+  double min_seconds_per_size = 0.2;  // round trips per size: enough to fill this, 25 .. 10000
   double timeout_seconds = 300;        // any single wait
   // Test only (RINGLAB_FAULT): asked before each size of a pair's ping-pong, the size's index in
   // the sweep as the step, on both ranks of the pair. Null: none. Owned by the caller, one per rank.

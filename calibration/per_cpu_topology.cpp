@@ -7,6 +7,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
+#include <utility>
 
 namespace ringlab::calibration {
 
@@ -15,12 +16,28 @@ namespace {
 // Step 4: same-CPU routes must see less latency through their CPU than through the bus.
 constexpr double same_cpu_latency_cap = 0.99;
 
-nlohmann::json class_record(const LinearFit& fit, int pairs) {
+nlohmann::json class_record(const LinearFit& fit, int pairs, const std::vector<std::pair<int, int>>& ranks_of_sample) {
   return {{"pairs", pairs},
           {"alpha_seconds", fit.intercept},
           {"beta_seconds_per_byte", fit.slope},
+          {"slope_method", name_of(fit.slope_method)},
+          {"outliers_dropped", dropped_samples_record(fit, ranks_of_sample)},
           {"median_abs_relative_residual", fit.median_abs_residual},
           {"max_abs_relative_residual", fit.max_abs_residual}};
+}
+
+// fit_transfer of one class's pooled samples; a FitError names the class and its pairs.
+LinearFit fit_class(const char* name, const std::vector<Sample>& samples,
+                    const std::vector<std::pair<int, int>>& ranks_of_sample, const FitOptions& options) {
+  try {
+    return fit_transfer(samples, options);
+  } catch (const FitError& error) {
+    std::string pairs;
+    for (std::size_t i = 0; i < ranks_of_sample.size(); ++i)
+      if (i == 0 || ranks_of_sample[i] != ranks_of_sample[i - 1])
+        pairs += fmt::format("{}({}, {})", pairs.empty() ? "" : ", ", ranks_of_sample[i].first, ranks_of_sample[i].second);
+    throw FitError(fmt::format("the ping-pong of the {} pairs {} pooled: {}", name, pairs, error.what()));
+  }
 }
 
 // Step 5: for each size >= beta_min_bytes, median over the class's pairs (those whose
@@ -101,12 +118,14 @@ std::optional<CpuClassFits> fit_cpu_classes(const Measurements& measurements, co
                       cpu_of_rank[static_cast<std::size_t>(pair.second)];
     ++(same ? classes.same_cpu_pairs : classes.cross_cpu_pairs);
     is_same_cpu.push_back(same);
-    for (const PingPongSample& sample : pair.samples)
+    for (const PingPongSample& sample : pair.samples) {
       (same ? same_cpu : cross_cpu).push_back({static_cast<double>(sample.bytes), sample.one_way_median_seconds});
+      (same ? classes.same_cpu_ranks : classes.cross_cpu_ranks).emplace_back(pair.first, pair.second);
+    }
   }
   if (classes.same_cpu_pairs == 0 || classes.cross_cpu_pairs == 0) return std::nullopt;
-  classes.same_cpu = fit_transfer(same_cpu, options);
-  classes.cross_cpu = fit_transfer(cross_cpu, options);
+  classes.same_cpu = fit_class("same-CPU", same_cpu, classes.same_cpu_ranks, options);
+  classes.cross_cpu = fit_class("cross-CPU", cross_cpu, classes.cross_cpu_ranks, options);
   const std::map<double, double> same_curve =
       normalised_link_curve(measurements, is_same_cpu, true, classes.same_cpu, options);
   const std::map<double, double> cross_curve =
@@ -148,8 +167,8 @@ Topology per_cpu_topology(const FittedParameters& parameters, const CpuClassFits
 nlohmann::json cpu_classes_record(const CpuClassFits& classes) {
   return {{"what", "ping-pong pairs split by whether both ranks are bound to one CPU; each class pooled and fitted "
                    "like the pooled fit"},
-          {"same_cpu", class_record(classes.same_cpu, classes.same_cpu_pairs)},
-          {"cross_cpu", class_record(classes.cross_cpu, classes.cross_cpu_pairs)},
+          {"same_cpu", class_record(classes.same_cpu, classes.same_cpu_pairs, classes.same_cpu_ranks)},
+          {"cross_cpu", class_record(classes.cross_cpu, classes.cross_cpu_pairs, classes.cross_cpu_ranks)},
           {"waiting_rank_cost",
            classes.waiting ? nlohmann::json{{"cost", classes.waiting->cost},
                                             {"median_polling_over_sleeping", classes.waiting->median_ratio},

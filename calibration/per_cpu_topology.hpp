@@ -6,7 +6,8 @@
 // Steps (docs/calibration.md, "Per-CPU topology"):
 //   1. each rank's CPU from the recorded placement; none when a rank may run on several CPUs;
 //   2. the measured pairs split into same-CPU and cross-CPU pairs; each class's samples pooled and
-//      fitted like host-shm's one pool (fit_transfer: alpha from small sizes, beta from large);
+//      fitted like host-shm's one pool (fit_transfer: alpha from small sizes, beta from large,
+//      robust to slow outliers; a FitError names the class and its pairs);
 //      no topology when either class has no pair (every rank alone on its CPU, or all on one);
 //   3. the topology: host-shm's memory bus (capacity and curve as calibrated), each rank linked
 //      to it with the cross-CPU fit and to an unlimited switch "cpuK" for its CPU with the
@@ -34,6 +35,7 @@
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "calibrated_topology.hpp"
@@ -57,6 +59,9 @@ struct CpuClassFits {
   LinearFit cross_cpu;
   int same_cpu_pairs = 0;
   int cross_cpu_pairs = 0;
+  // The pair of each sample of a class's fit, in the fit's order (names its dropped samples).
+  std::vector<std::pair<int, int>> same_cpu_ranks;
+  std::vector<std::pair<int, int>> cross_cpu_ranks;
   FootprintCurve link_bandwidth_factor;  // step 5
   std::optional<WaitingRankCost> waiting;  // step 6; nullopt: not measured, cost 1
 };

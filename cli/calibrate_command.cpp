@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
+#include <utility>
 
 #include "calibrated_topology.hpp"
 #include "calibration_record.hpp"
@@ -90,6 +91,38 @@ std::vector<std::int64_t> waiting_mates_sizes(const std::vector<std::int64_t>& s
   return chosen;
 }
 
+// "ranks 0-2 2097152 B 4123.100 us (20.0 x the line), ..." for the samples `fit` left out; `ranks`
+// gives each fitted sample's pair (empty: none named).
+std::string describe_dropped(const calibration::LinearFit& fit, const std::vector<std::pair<int, int>>& ranks) {
+  std::string text;
+  for (const calibration::DroppedSample& dropped : fit.dropped) {
+    if (!text.empty()) text += ", ";
+    if (dropped.index < ranks.size())
+      text += fmt::format("ranks {}-{} ", ranks[dropped.index].first, ranks[dropped.index].second);
+    text += fmt::format("{:.0f} B {:.3f} us ({:.1f} x the line)", dropped.sample.x, dropped.sample.t * 1e6,
+                        dropped.sample.t / dropped.line_t);
+  }
+  return text;
+}
+
+// What the robust fit did, where it did anything (calibration/robust_fit.hpp).
+void print_robust_fit(const calibration::Measurements& measurements, const calibration::FittedParameters& fit) {
+  std::vector<std::pair<int, int>> ranks;  // of the pooled fit's samples
+  for (const calibration::PairMeasurement& pair : measurements.pairs)
+    ranks.insert(ranks.end(), pair.samples.size(), {pair.first, pair.second});
+  if (fit.transfer_fit.slope_method == calibration::SlopeMethod::theil_sen)
+    fmt::print("# beta: Theil-Sen slope of the large sizes: least squares through alpha found no positive slope (the "
+               "small sizes were slow; was the machine busy?)\n");
+  if (!fit.transfer_fit.dropped.empty())
+    fmt::print("# ping-pong: {} slow outlier(s) left out of the fit: {}\n", fit.transfer_fit.dropped.size(),
+               describe_dropped(fit.transfer_fit, ranks));
+  if (fit.reduce_fit.slope_method == calibration::SlopeMethod::theil_sen)
+    fmt::print("# gamma: Theil-Sen slope: least squares found no positive slope\n");
+  if (!fit.reduce_fit.dropped.empty())
+    fmt::print("# reduce: {} slow outlier(s) left out of the fit: {}\n", fit.reduce_fit.dropped.size(),
+               describe_dropped(fit.reduce_fit, {}));
+}
+
 void print_summary(const calibration::Measurements& measurements, const calibration::FittedParameters& fit,
                    const std::string& preset) {
   fmt::print("# ping-pong: {} pair(s); one-way time = round trip / 2, median over iterations\n",
@@ -110,6 +143,7 @@ void print_summary(const calibration::Measurements& measurements, const calibrat
              fit.alpha_seconds * 1e6, fit.transfer_fit.intercept_clamped ? " (clamped to 0)" : "",
              fit.beta_seconds_per_byte, 1e-9 / fit.beta_seconds_per_byte, fit.transfer_fit.median_abs_residual * 100,
              fit.transfer_fit.max_abs_residual * 100);
+  print_robust_fit(measurements, fit);
   for (const calibration::ConcurrentSample& sample : measurements.concurrent.samples)
     fmt::print("# concurrent: {} ranks x {} B at once: {:.2f} GB/s in all\n", measurements.concurrent.active_ranks,
                sample.bytes, sample.aggregate_bytes_per_second / 1e9);
@@ -195,13 +229,40 @@ void print_waiting(const calibration::WaitingMatesMeasurement& measurement,
              waiting->waiting_per_busy);
 }
 
-// Fits, prints and writes the calibrated topology (rank 0 only).
+// What to pass when the samples of a measurement fit no line (appended to a FitError).
+std::string measure_again_hint(const CalibrateArguments& arguments, const std::string& backend) {
+  return fmt::format(
+      "the machine was probably busy while it measured: run on an idle machine, or measure longer per size "
+      "(--min-time, now {} s), fewer pairs ({}), or larger sizes for beta (-e/--maxbytes, now {}; --beta-min-bytes, "
+      "now {})",
+      arguments.min_seconds_per_size,
+      backend == "threads" ? fmt::format("--ranks, now {}", arguments.ranks) : std::string("mpiexec -n 2"),
+      arguments.max_bytes, arguments.beta_min_bytes);
+}
+
+std::string refit_hint(const CalibrateArguments& arguments) {
+  return fmt::format(
+      "these are the samples recorded in {}: measure again (ringlab calibrate without --from-report) on an idle "
+      "machine or with a larger --min-time, or refit with other --alpha-max-bytes / --beta-min-bytes (now {} / {})",
+      arguments.from_report, arguments.alpha_max_bytes, arguments.beta_min_bytes);
+}
+
+// Fits, prints and writes the calibrated topology (rank 0 only). `hint` says what to pass when a
+// fit fails.
 void fit_and_write(const calibration::Measurements& measurements, int cores, int endpoints,
                    const std::vector<std::string>& rank_cpus, const CalibrateArguments& arguments,
-                   nlohmann::json context, const std::string& heading) {
+                   nlohmann::json context, const std::string& heading, const std::string& hint) {
   const calibration::FitOptions fit_options{parse_size(arguments.alpha_max_bytes), parse_size(arguments.beta_min_bytes)};
-  const calibration::FittedParameters fit = calibration::fit_parameters(measurements, cores, fit_options);
-  const ChosenModel model = choose_model(measurements, rank_cpus, endpoints, fit_options, arguments.model);
+  std::optional<calibration::FittedParameters> fitted;
+  std::optional<ChosenModel> chosen;
+  try {
+    fitted = calibration::fit_parameters(measurements, cores, fit_options);
+    chosen = choose_model(measurements, rank_cpus, endpoints, fit_options, arguments.model);
+  } catch (const calibration::FitError& error) {
+    throw calibration::FitError(fmt::format("calibration: cannot fit {}; {}", error.what(), hint));
+  }
+  const calibration::FittedParameters& fit = *fitted;
+  const ChosenModel& model = *chosen;
   Topology topology = model.cpu_of_rank ? calibration::per_cpu_topology(fit, *model.classes, *model.cpu_of_rank)
                                         : calibration::calibrated_topology(fit, endpoints);
   // How the measured transport hands messages to a receive (a record from before 2026-12-05
@@ -213,14 +274,17 @@ void fit_and_write(const calibration::Measurements& measurements, int cores, int
   if (!arguments.quiet) {
     fmt::print("{}\n", heading);
     print_summary(measurements, fit, preset);
-    const auto print_class = [](const char* name, const calibration::LinearFit& class_fit, int pairs) {
-      fmt::print("# {} pairs ({}): alpha {:.3f} us, beta {:.4g} s/B ({:.2f} GB/s); fit |residual| median {:.1f} %\n",
+    const auto print_class = [](const char* name, const calibration::LinearFit& class_fit, int pairs,
+                                const std::vector<std::pair<int, int>>& ranks) {
+      fmt::print("# {} pairs ({}): alpha {:.3f} us, beta {:.4g} s/B ({:.2f} GB/s){}; fit |residual| median {:.1f} %{}\n",
                  name, pairs, class_fit.intercept * 1e6, class_fit.slope, 1e-9 / class_fit.slope,
-                 class_fit.median_abs_residual * 100);
+                 class_fit.slope_method == calibration::SlopeMethod::theil_sen ? " (Theil-Sen slope)" : "",
+                 class_fit.median_abs_residual * 100,
+                 class_fit.dropped.empty() ? "" : "; slow outliers left out: " + describe_dropped(class_fit, ranks));
     };
     if (model.classes) {
-      print_class("same-CPU", model.classes->same_cpu, model.classes->same_cpu_pairs);
-      print_class("cross-CPU", model.classes->cross_cpu, model.classes->cross_cpu_pairs);
+      print_class("same-CPU", model.classes->same_cpu, model.classes->same_cpu_pairs, model.classes->same_cpu_ranks);
+      print_class("cross-CPU", model.classes->cross_cpu, model.classes->cross_cpu_pairs, model.classes->cross_cpu_ranks);
       print_waiting(measurements.waiting_mates, model.classes->waiting);
     }
     fmt::print("# model {}\n", model.reason);
@@ -254,7 +318,8 @@ int refit_from_report(const CalibrateArguments& arguments) {
   const int endpoints = arguments.endpoints == 0 ? recorded.endpoints : arguments.endpoints;
   fit_and_write(recorded.measurements, recorded.cores, endpoints, recorded.rank_cpus, arguments, std::move(context),
                 fmt::format("# ringlab calibrate --from-report {}: refit of {} pair(s), {} cores, no measurement",
-                            arguments.from_report, recorded.measurements.pairs.size(), recorded.cores));
+                            arguments.from_report, recorded.measurements.pairs.size(), recorded.cores),
+                refit_hint(arguments));
   return 0;
 }
 
@@ -302,7 +367,8 @@ int run_calibrate(Communicator& comm, const CalibrateArguments& arguments, const
   context["rank_cpus"] = cpu_lists;
   fit_and_write(measurements, machine.cores, endpoints, cpu_lists, arguments, context,
                 fmt::format("# ringlab calibrate: {} ranks, backend {}, transport {}, {} cores\n# placement {}",
-                            comm.size(), backend, comm.transport_description(), machine.cores, placement));
+                            comm.size(), backend, comm.transport_description(), machine.cores, placement),
+                measure_again_hint(arguments, backend));
   return 0;
 }
 
