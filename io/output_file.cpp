@@ -182,8 +182,10 @@ void write_output_file(const std::string& path, const std::function<void(std::os
   if (path.empty()) throw std::invalid_argument("an output path is empty; give a file name, or - for standard output");
   if (is_standard_output(path)) return write_to_standard_output(write, standard_output);
   const std::filesystem::path folder = folder_of(path);
-  const auto [temporary, raw_descriptor] = create_temporary(folder, path);
-  Descriptor descriptor(raw_descriptor);
+  // Not a structured binding: clang 14 (the fuzz preset) cannot capture one in the lambda below.
+  const std::pair<std::filesystem::path, int> created = create_temporary(folder, path);
+  const std::filesystem::path& temporary = created.first;
+  Descriptor descriptor(created.second);
   const auto fail = [&](int error) {
     ::unlink(temporary.c_str());
     throw std::runtime_error(fmt::format("cannot write '{}': {}; the previous file, if any, is untouched", path,
