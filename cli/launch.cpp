@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "backends/threads_communicator.hpp"
+#include "printable.hpp"
 #ifdef RINGLAB_HAVE_MPI
 #include "backends/mpi_communicator.hpp"
 #endif
@@ -81,7 +82,7 @@ int run_ranks(const std::string& backend, const DeviceLayout& layout, const std:
       } catch (const std::exception& error) {
         // Every rank says how it ended, as on the mpi backend; main prints the first error again.
         const std::lock_guard lock(status_mutex);
-        if (comm.size() > 1) fmt::print(stderr, "ringlab: rank {}: {}\n", comm.rank(), error.what());
+        if (comm.size() > 1) fmt::print(stderr, "ringlab: rank {}: {}\n", comm.rank(), io::printable(error.what(), true));
         throw;
       }
       const std::lock_guard lock(status_mutex);
@@ -137,7 +138,7 @@ int run_ranks(const std::string& backend, const DeviceLayout& layout, const std:
 #endif
     return body(comm);
   } catch (const std::exception& error) {
-    if (comm.size() > 1) comm.abort(error.what());  // ends every rank with the message
+    if (comm.size() > 1) comm.abort(io::printable(error.what(), true));  // ends every rank with the message
     throw;
   }
 #else
