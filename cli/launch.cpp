@@ -5,9 +5,12 @@
 #include <algorithm>
 #include <cstdlib>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 
 #include "backends/threads_communicator.hpp"
+#include "fault_injection.hpp"
+#include "job_options.hpp"
 #include "printable.hpp"
 #ifdef RINGLAB_HAVE_MPI
 #include "backends/mpi_communicator.hpp"
@@ -71,6 +74,10 @@ int run_ranks(const std::string& backend, int thread_ranks, const std::function<
 }
 
 int run_ranks(const std::string& backend, const DeviceLayout& layout, const std::function<int(Communicator&)>& body) {
+  // RINGLAB_FAULT's rank must be one of the job's: checked before any thread rank starts, and on
+  // every MPI rank once the world's size is known (below).
+  const std::optional<FaultSpec> fault = fault_from_environment();
+  if (fault && backend != "mpi" && backend != "nccl") check_fault_rank(*fault, layout.ranks);
   // Runs body on every rank through `start` (one thread per rank) and returns the largest status.
   auto largest_status = [&](const auto& start) {
     std::mutex status_mutex;
@@ -120,6 +127,7 @@ int run_ranks(const std::string& backend, const DeviceLayout& layout, const std:
   MpiCommunicator comm;
 #endif
   try {
+    if (fault) check_fault_rank(*fault, comm.size());
 #ifdef RINGLAB_HAVE_MPI_DEVICE
     if (backend == "mpi" && layout.gpu_buffers) {
       cuda::MpiDeviceCommunicator device(comm, cuda::local_rank_from_environment(comm.rank()), cuda_aware);

@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "checked_option.hpp"
 #include "algorithms/algorithm.hpp"
 #include "cli_util.hpp"
 #include "closed_form.hpp"
@@ -34,7 +35,7 @@ namespace {
 struct SimulateArguments {
   SweepArguments sweep;
   std::string topology;
-  int ranks = 0;  // 0: the topology's endpoint count
+  std::optional<int> ranks;  // not given: the topology's endpoint count
   std::optional<double> gamma_seconds_per_byte;  // empty: the topology's, else the default
   std::string model = "flow-level";
   std::string segment_bytes = "1M";  // the bench's default
@@ -84,12 +85,12 @@ bench::BenchOptions to_options(const SimulateArguments& arguments, std::vector<s
 }
 
 int check_ranks(const SimulateArguments& arguments, const Topology& topology) {
-  if (arguments.ranks == 0) return topology.num_endpoints();
-  if (arguments.ranks != topology.num_endpoints())
+  if (!arguments.ranks) return topology.num_endpoints();
+  if (*arguments.ranks != topology.num_endpoints())
     throw std::invalid_argument(fmt::format("--ranks {} does not match topology '{}', which has {} endpoints (ranks); "
                                             "omit --ranks or pick a topology of {} endpoints",
-                                            arguments.ranks, topology.name(), topology.num_endpoints(), arguments.ranks));
-  return arguments.ranks;
+                                            *arguments.ranks, topology.name(), topology.num_endpoints(), *arguments.ranks));
+  return *arguments.ranks;
 }
 
 void check_trace_request(const SimulateArguments& arguments, const bench::BenchOptions& options,
@@ -347,7 +348,8 @@ CommandRunner add_simulate_command(CLI::App& app, const std::string& command_lin
       ->capture_default_str();
   command->add_option("--profile", arguments->profile, "With --workload: a ringlab.profile/1 compute profile");
   command->add_option("--device-tflops", arguments->device_tflops,
-                      "With --workload: compute from each layer's FLOPs at this assumed TFLOP/s");
+                      "With --workload: compute from each layer's FLOPs at this assumed TFLOP/s")
+      ->check(number_in({0, 1e6, "TFLOP/s", true}));
   return [arguments] {
     return arguments->workload.empty() ? run_simulate(*arguments) : run_workload_simulate(*arguments);
   };

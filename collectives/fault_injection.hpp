@@ -36,6 +36,9 @@ inline constexpr const char* fault_environment_variable = "RINGLAB_FAULT";
 // naming the bad field and the valid form.
 FaultSpec parse_fault_spec(std::string_view text);
 std::string describe(const FaultSpec& spec);
+// Throws std::invalid_argument when spec.rank is not a rank of a job of `ranks` ranks (the
+// fault would never fire).
+void check_fault_rank(const FaultSpec& spec, int ranks);
 
 // One per rank: acts once, at the first step boundary (or measurement round) that matches the spec. Not thread-safe
 // (each rank owns its own).
