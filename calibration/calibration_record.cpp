@@ -60,7 +60,8 @@ double bandwidth(const nlohmann::json& object, const char* key, const std::strin
 std::int64_t integer(const nlohmann::json& object, const char* key, const std::string& where, std::int64_t min,
                      std::int64_t max) {
   try {
-    return io::check_json_integer(member(object, key, where), fmt::format("{}.{}", where, key), min, max);
+    const std::string path = where == "(record)" ? std::string(key) : fmt::format("{}.{}", where, key);
+    return io::check_json_integer(member(object, key, where), path, min, max);
   } catch (const std::invalid_argument& error) {
     throw std::invalid_argument(fmt::format("calibration record: {}", error.what()));
   }

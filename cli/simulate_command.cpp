@@ -25,6 +25,7 @@
 #include "sweep.hpp"
 #include "sweep_arguments.hpp"
 #include "topology_io.hpp"
+#include "finite_prediction.hpp"
 #include "workload_prediction.hpp"
 #include "workload_report.hpp"
 
@@ -226,6 +227,8 @@ int run_simulate(const SimulateArguments& arguments) {
         } else {
           seconds = closed_form->predict(prepared[i], size.count, options.type, placement).seconds;
         }
+        seconds = simulator::finite_prediction(
+            seconds, fmt::format("{} at {} B, {}", options.algorithms[i], size.bytes, name_of(placement)));
         if (!in_place) out_of_place_seconds = seconds;
         size_rows.push_back(predicted_row(options.algorithms[i], size, seconds, in_place, nranks));
       }

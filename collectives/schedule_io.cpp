@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "json_input.hpp"
+#include "printable.hpp"
 
 namespace ringlab {
 
@@ -36,7 +37,7 @@ std::string string_at(const nlohmann::json& object, const char* key, const std::
   if (!object.is_object() || !object.contains(key)) fail(where, fmt::format("missing field \"{}\"", key));
   const nlohmann::json& value = object.at(key);
   if (!value.is_string()) fail(where + "." + key, "expected a string");
-  return value.get<std::string>();
+  return io::printable(value.get<std::string>());  // escaped: names are printed
 }
 
 Op op_from_json(const nlohmann::json& value, const std::string& where) {

@@ -14,6 +14,7 @@
 
 #include "algorithms/algorithm.hpp"
 #include "checked_number.hpp"
+#include "finite_prediction.hpp"
 #include "json_input.hpp"
 #include "printable.hpp"
 #include "sweep.hpp"
@@ -159,8 +160,10 @@ Comparison compare_reports(const std::vector<MeasuredReport>& reports, const std
         schedules.emplace(key, make_schedule(row.algorithm, Collective::allreduce, report.nranks));
       ComparedRow compared{report.path, report.nranks, report.type, row, {}, {}};
       for (const Predictor& predictor : predictors) {
-        const double predicted = predictor.seconds(schedules.at(key), row.count, report.type, report.segment_bytes,
-                                                    row.placement);
+        const double predicted = finite_prediction(
+            predictor.seconds(schedules.at(key), row.count, report.type, report.segment_bytes, row.placement),
+            fmt::format("{} ({} model) at {} B, {} of '{}'", row.algorithm, predictor.name, row.size_bytes,
+                        name_of(row.placement), io::printable(report.path)));
         compared.predicted_seconds.push_back(predicted);
         compared.relative_error.push_back((predicted - row.measured_seconds) / row.measured_seconds);
       }

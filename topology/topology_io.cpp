@@ -72,7 +72,7 @@ void add_node_from_json(Topology& topology, const nlohmann::json& value, std::si
   std::string name = fmt::format("node{}", index);
   if (value.contains("name")) {
     if (!value.at("name").is_string()) fail(where + ".name", "expected a string");
-    name = value.at("name").get<std::string>();
+    name = io::printable(value.at("name").get<std::string>());  // printed by show, simulate
   }
   const nlohmann::json& kind = field(value, "kind", where);
   if (kind == "endpoint") {
@@ -288,7 +288,7 @@ Topology topology_from_json(const nlohmann::json& document) {
   std::string name = "custom";
   if (document.contains("name")) {
     if (!document.at("name").is_string()) fail("name", "expected a string");
-    name = document.at("name").get<std::string>();
+    name = io::printable(document.at("name").get<std::string>());  // escaped: it is printed
   }
   bool endpoints_forward = false;
   if (document.contains("endpoints_forward")) {
