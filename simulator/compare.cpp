@@ -103,8 +103,9 @@ double abs_median(std::vector<double> values) {
 
 }  // namespace
 
-MeasuredReport read_measured_report(const std::string& path) {
-  const nlohmann::json document = parse_file(path);
+MeasuredReport read_measured_report(const std::string& path) { return measured_report_from_json(parse_file(path), path); }
+
+MeasuredReport measured_report_from_json(const nlohmann::json& document, const std::string& path) {
   if (!document.is_object()) fail(path, "expected a JSON object (a ringlab.bench/1 report)");
   if (!document.contains("schema") || document.at("schema") != bench_schema)
     fail(path, fmt::format("schema is {}, not \"{}\"; pass a report written by 'ringlab bench --json'",
