@@ -8,6 +8,8 @@
 #include <tuple>
 #include <utility>
 
+#include "checked_number.hpp"
+#include "printable.hpp"
 #include "topology_io.hpp"
 
 namespace ringlab::calibration {
@@ -30,84 +32,130 @@ const nlohmann::json& array_member(const nlohmann::json& object, const char* key
   return value;
 }
 
-double positive(const nlohmann::json& object, const char* key, const std::string& where) {
-  const nlohmann::json& value = member(object, key, where);
-  if (!value.is_number() || !std::isfinite(value.get<double>()) || value.get<double>() <= 0)
-    fail(fmt::format("{}.{}", where, key), fmt::format("is {}; expected a number > 0", value.dump()));
-  return value.get<double>();
+// The documented ranges of a record's fields (calibration_record.hpp).
+constexpr std::int64_t max_ranks = std::int64_t{1} << 20;  // the topology's limit on endpoints
+constexpr std::int64_t max_cores = 1 << 16;
+constexpr std::int64_t max_message_bytes = std::int64_t{1} << 40;
+constexpr std::int64_t max_iterations = (std::int64_t{1} << 31) - 1;
+constexpr io::NumberRange microseconds{0, 1e9, "us", true};  // up to 1000 s
+constexpr io::NumberRange bytes_per_second{1e3, 1e15, "B/s"};
+
+// Each check below throws "calibration record: <path>: <value> is outside [...]".
+double time_us(const nlohmann::json& object, const char* key, const std::string& where) {
+  try {
+    return io::check_json_number(member(object, key, where), fmt::format("{}.{}", where, key), microseconds);
+  } catch (const std::invalid_argument& error) {
+    throw std::invalid_argument(fmt::format("calibration record: {}", error.what()));
+  }
 }
 
-std::int64_t positive_integer(const nlohmann::json& object, const char* key, const std::string& where) {
-  const nlohmann::json& value = member(object, key, where);
-  if (!value.is_number_integer() || value.get<std::int64_t>() <= 0)
-    fail(fmt::format("{}.{}", where, key), fmt::format("is {}; expected an integer > 0", value.dump()));
-  return value.get<std::int64_t>();
+double bandwidth(const nlohmann::json& object, const char* key, const std::string& where) {
+  try {
+    return io::check_json_number(member(object, key, where), fmt::format("{}.{}", where, key), bytes_per_second);
+  } catch (const std::invalid_argument& error) {
+    throw std::invalid_argument(fmt::format("calibration record: {}", error.what()));
+  }
 }
 
-// object.ranks: the two ranks [a, b] of a measured pair.
-std::pair<int, int> rank_pair(const nlohmann::json& object, const std::string& where) {
-  const nlohmann::json& ranks = member(object, "ranks", where);
-  if (!ranks.is_array() || ranks.size() != 2 || !ranks[0].is_number_integer() || !ranks[1].is_number_integer())
-    fail(where + ".ranks", "expected two rank numbers [a, b]");
-  return {ranks[0].get<int>(), ranks[1].get<int>()};
+std::int64_t integer(const nlohmann::json& object, const char* key, const std::string& where, std::int64_t min,
+                     std::int64_t max) {
+  try {
+    const std::string path = where == "(record)" ? std::string(key) : fmt::format("{}.{}", where, key);
+    return io::check_json_integer(member(object, key, where), path, min, max);
+  } catch (const std::invalid_argument& error) {
+    throw std::invalid_argument(fmt::format("calibration record: {}", error.what()));
+  }
+}
+
+std::int64_t message_bytes(const nlohmann::json& object, const std::string& where) {
+  return integer(object, "bytes", where, 1, max_message_bytes);
+}
+
+int iterations(const nlohmann::json& object, const std::string& where) {
+  return static_cast<int>(integer(object, "iterations", where, 1, max_iterations));
+}
+
+// pair[index], a rank in [0, ranks).
+std::int64_t integer(const nlohmann::json& pair, std::size_t index, const std::string& where, std::int64_t ranks) {
+  try {
+    return io::check_json_integer(pair[index], fmt::format("{}[{}]", where, index), 0, ranks - 1);
+  } catch (const std::invalid_argument& error) {
+    throw std::invalid_argument(fmt::format("calibration record: {} (the ranks measured)", error.what()));
+  }
+}
+
+// object.ranks: the two distinct ranks [a, b] of a measured pair, each in [0, ranks).
+std::pair<int, int> rank_pair(const nlohmann::json& object, const std::string& where, std::int64_t ranks) {
+  const nlohmann::json& pair = member(object, "ranks", where);
+  if (!pair.is_array() || pair.size() != 2)
+    fail(where + ".ranks", fmt::format("is {}; expected two rank numbers [a, b]", io::printable(pair.dump())));
+  const auto first = static_cast<int>(integer(pair, 0, where + ".ranks", ranks));
+  const auto second = static_cast<int>(integer(pair, 1, where + ".ranks", ranks));
+  if (first == second) fail(where + ".ranks", fmt::format("is [{}, {}]; a pair needs two different ranks", first, second));
+  return {first, second};
 }
 
 }  // namespace
 
 RecordedCalibration measurements_from_record(const nlohmann::json& record) {
   RecordedCalibration recorded;
+  // ranks_measured (written since 2026-12-03) bounds the ranks of pairs and of the streaming test.
+  const std::int64_t ranks =
+      record.is_object() && record.contains("ranks_measured") ? integer(record, "ranks_measured", "(record)", 2, max_ranks) : max_ranks;
   const nlohmann::json& pairs = array_member(member(record, "ping_pong", "(record)"), "pairs", "ping_pong");
   for (std::size_t p = 0; p < pairs.size(); ++p) {
     const std::string where = fmt::format("ping_pong.pairs[{}]", p);
-    const auto [first, second] = rank_pair(pairs[p], where);
+    const auto [first, second] = rank_pair(pairs[p], where, ranks);
     PairMeasurement pair{first, second, {}};
     const nlohmann::json& samples = array_member(pairs[p], "samples", where);
     for (std::size_t i = 0; i < samples.size(); ++i) {
       const std::string at = fmt::format("{}.samples[{}]", where, i);
-      pair.samples.push_back({positive_integer(samples[i], "bytes", at),
-                              static_cast<int>(positive_integer(samples[i], "iterations", at)),
-                              positive(samples[i], "one_way_median_us", at) * 1e-6,
-                              positive(samples[i], "one_way_min_us", at) * 1e-6});
+      pair.samples.push_back({message_bytes(samples[i], at), iterations(samples[i], at),
+                              time_us(samples[i], "one_way_median_us", at) * 1e-6,
+                              time_us(samples[i], "one_way_min_us", at) * 1e-6});
     }
     recorded.measurements.pairs.push_back(std::move(pair));
   }
   const nlohmann::json& concurrent = member(record, "concurrent", "(record)");
-  recorded.measurements.concurrent.active_ranks = static_cast<int>(positive_integer(concurrent, "active_ranks", "concurrent"));
+  recorded.measurements.concurrent.active_ranks = static_cast<int>(integer(concurrent, "active_ranks", "concurrent", 1, ranks));
   const nlohmann::json& streaming = array_member(concurrent, "samples", "concurrent");
   for (std::size_t i = 0; i < streaming.size(); ++i) {
     const std::string at = fmt::format("concurrent.samples[{}]", i);
     recorded.measurements.concurrent.samples.push_back(
-        {positive_integer(streaming[i], "bytes", at), static_cast<int>(positive_integer(streaming[i], "iterations", at)),
-         positive(streaming[i], "slowest_rank_median_us", at) * 1e-6,
-         positive(streaming[i], "aggregate_bytes_per_second", at)});
+        {message_bytes(streaming[i], at), iterations(streaming[i], at),
+         time_us(streaming[i], "slowest_rank_median_us", at) * 1e-6,
+         bandwidth(streaming[i], "aggregate_bytes_per_second", at)});
   }
   const nlohmann::json& reduce = array_member(member(record, "reduce", "(record)"), "samples", "reduce");
   for (std::size_t i = 0; i < reduce.size(); ++i) {
     const std::string at = fmt::format("reduce.samples[{}]", i);
-    recorded.measurements.reduce.push_back({positive_integer(reduce[i], "bytes", at),
-                                            static_cast<int>(positive_integer(reduce[i], "iterations", at)),
-                                            positive(reduce[i], "median_us", at) * 1e-6,
-                                            reduce[i].contains("copy_median_us") ? positive(reduce[i], "copy_median_us", at) * 1e-6
+    recorded.measurements.reduce.push_back({message_bytes(reduce[i], at), iterations(reduce[i], at),
+                                            time_us(reduce[i], "median_us", at) * 1e-6,
+                                            reduce[i].contains("copy_median_us") ? time_us(reduce[i], "copy_median_us", at) * 1e-6
                                                                                  : 0.0});
   }
   if (record.contains("waiting_mates")) {
     const nlohmann::json& mates = record.at("waiting_mates");
     std::tie(recorded.measurements.waiting_mates.first, recorded.measurements.waiting_mates.second) =
-        rank_pair(mates, "waiting_mates");
+        rank_pair(mates, "waiting_mates", ranks);
     const nlohmann::json& samples = array_member(mates, "samples", "waiting_mates");
     for (std::size_t i = 0; i < samples.size(); ++i) {
       const std::string at = fmt::format("waiting_mates.samples[{}]", i);
-      recorded.measurements.waiting_mates.samples.push_back({positive_integer(samples[i], "bytes", at),
-                                                             positive(samples[i], "sleeping_one_way_us", at) * 1e-6,
-                                                             positive(samples[i], "polling_one_way_us", at) * 1e-6});
+      recorded.measurements.waiting_mates.samples.push_back({message_bytes(samples[i], at),
+                                                             time_us(samples[i], "sleeping_one_way_us", at) * 1e-6,
+                                                             time_us(samples[i], "polling_one_way_us", at) * 1e-6});
     }
   }
-  recorded.cores = static_cast<int>(positive_integer(member(record, "parameters", "(record)"), "cores", "parameters"));
-  recorded.endpoints = static_cast<int>(positive_integer(record, "endpoints", "(record)"));
+  recorded.cores = static_cast<int>(integer(member(record, "parameters", "(record)"), "cores", "parameters", 1, max_cores));
+  recorded.endpoints = static_cast<int>(integer(record, "endpoints", "(record)", 1, max_ranks));
+  if (record.contains("receive_fragment_bytes"))
+    integer(record, "receive_fragment_bytes", "(record)", 1, max_message_bytes);
   if (record.contains("rank_cpus")) {
     const nlohmann::json& lists = array_member(record, "rank_cpus", "(record)");
     for (std::size_t r = 0; r < lists.size(); ++r) {
-      if (!lists[r].is_string()) fail(fmt::format("rank_cpus[{}]", r), fmt::format("is {}; expected a CPU list like \"0-3,6\"", lists[r].dump()));
+      if (!lists[r].is_string())
+        fail(fmt::format("rank_cpus[{}]", r),
+             fmt::format("is {}; expected a CPU list like \"0-3,6\"", io::printable(lists[r].dump())));
       recorded.rank_cpus.push_back(lists[r].get<std::string>());
     }
   }
@@ -127,7 +175,7 @@ RecordedCalibration read_calibration_file(const std::string& path) {
           "calibrate --json', not by 'topology detect' or by hand");
     return measurements_from_record(document.at("calibration"));
   } catch (const std::invalid_argument& error) {
-    throw std::invalid_argument(fmt::format("{}: {}", path, error.what()));
+    throw std::invalid_argument(fmt::format("{}: {}", io::printable(path), error.what()));
   }
 }
 

@@ -123,6 +123,10 @@ bench::BenchOptions to_options(const BenchArguments& arguments, const std::strin
                                               other == mpi_native ? "mpi" : "nccl"));
   options.algorithms = parse_name_list(arguments.sweep.algorithms, valid);
   options.baseline = arguments.baseline;
+  if (!options.baseline.empty() &&
+      std::find(options.algorithms.begin(), options.algorithms.end(), options.baseline) == options.algorithms.end())
+    throw std::invalid_argument(fmt::format("--baseline '{}' is not one of the algorithms run ({}); name one of them",
+                                            options.baseline, fmt::join(options.algorithms, ", ")));
   if (options.baseline.empty())
     options.baseline = !native.empty() && std::find(options.algorithms.begin(), options.algorithms.end(), native) !=
                                               options.algorithms.end()

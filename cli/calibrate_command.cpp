@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "checked_option.hpp"
 #include "calibrated_topology.hpp"
 #include "calibration_record.hpp"
 #include "cli_util.hpp"
@@ -34,7 +35,7 @@ struct CalibrateArguments {
   std::string min_bytes = "8";
   std::string max_bytes = "64M";
   std::int64_t step_factor = 4;
-  int endpoints = 0;  // 0: the ranks measured
+  std::optional<int> endpoints;  // not given: the ranks measured
   std::string alpha_max_bytes = "4K";
   std::string beta_min_bytes = "64K";
   double min_seconds_per_size = 0.2;
@@ -315,7 +316,7 @@ int refit_from_report(const CalibrateArguments& arguments) {
                       {"created", bench::utc_timestamp()},
                       {"command", arguments.command_line},
                       {"note", "measurements copied from from_report; only the fits are new"}};
-  const int endpoints = arguments.endpoints == 0 ? recorded.endpoints : arguments.endpoints;
+  const int endpoints = arguments.endpoints.value_or(recorded.endpoints);
   fit_and_write(recorded.measurements, recorded.cores, endpoints, recorded.rank_cpus, arguments, std::move(context),
                 fmt::format("# ringlab calibrate --from-report {}: refit of {} pair(s), {} cores, no measurement",
                             arguments.from_report, recorded.measurements.pairs.size(), recorded.cores),
@@ -352,7 +353,7 @@ int run_calibrate(Communicator& comm, const CalibrateArguments& arguments, const
   measurements.waiting_mates = calibration::measure_waiting_mates(comm, options, waiting_mates_sizes(sizes));
   if (comm.rank() != 0) return 0;
 
-  const int endpoints = arguments.endpoints == 0 ? comm.size() : arguments.endpoints;
+  const int endpoints = arguments.endpoints.value_or(comm.size());
   const std::string placement = bench::describe_placement(rank_cpus);
   nlohmann::json context = {{"tool", "ringlab calibrate"},
                             {"created", bench::utc_timestamp()},
@@ -400,6 +401,7 @@ CommandRunner add_calibrate_command(CLI::App& app, const std::string& command_li
   command->add_option("--beta-min-bytes", arguments->beta_min_bytes, "Sizes from this up fix beta (seconds per byte)")
       ->capture_default_str();
   command->add_option("--min-time", arguments->min_seconds_per_size, "Seconds of round trips per pair and size")
+      ->check(number_in({0, 3600, "s", true}))
       ->capture_default_str();
   command->add_option("--model", arguments->model,
                       "Topology written: host-shm (one bandwidth for every pair), per-cpu (ranks bound to shared "
@@ -412,7 +414,11 @@ CommandRunner add_calibrate_command(CLI::App& app, const std::string& command_li
   command->add_flag("-q,--quiet", arguments->quiet, "Print nothing but errors");
   return [arguments] {
     // Everything that can be refused is refused here, before any rank starts.
-    if (arguments->endpoints < 0) throw std::invalid_argument("--endpoints must be positive");
+    if (arguments->endpoints && (*arguments->endpoints < 1 || *arguments->endpoints > max_topology_nodes))
+      throw std::invalid_argument(fmt::format(
+          "--endpoints {} is outside [1, {}]; give the number of processes the topology models, or leave it out for "
+          "the ranks measured",
+          *arguments->endpoints, max_topology_nodes));
     if (!arguments->from_report.empty()) {
       if (parse_size(arguments->alpha_max_bytes) < 0 || parse_size(arguments->beta_min_bytes) < 0)
         throw std::invalid_argument("--alpha-max-bytes and --beta-min-bytes must not be negative");
@@ -429,7 +435,8 @@ CommandRunner add_calibrate_command(CLI::App& app, const std::string& command_li
           "or 'ringlab calibrate --backend threads --ranks 2 ...'",
           ranks));
     checked_timeout(arguments->timeout_seconds);
-    if (arguments->min_seconds_per_size <= 0) throw std::invalid_argument("--min-time must be positive");
+    if (!(arguments->min_seconds_per_size > 0) || !std::isfinite(arguments->min_seconds_per_size))
+      throw std::invalid_argument("--min-time must be a positive finite number of seconds");
     const std::vector<std::int64_t> sizes = ping_pong_sizes(*arguments);
     if (parse_size(arguments->alpha_max_bytes) < 0 || parse_size(arguments->beta_min_bytes) < 0)
       throw std::invalid_argument("--alpha-max-bytes and --beta-min-bytes must not be negative");

@@ -10,6 +10,9 @@
 
 #include "backends/threads_communicator.hpp"
 #include "machine_info.hpp"
+#include "fault_injection.hpp"
+#include "job_options.hpp"
+#include "printable.hpp"
 #ifdef RINGLAB_HAVE_MPI
 #include "backends/mpi_communicator.hpp"
 #endif
@@ -74,6 +77,9 @@ int run_ranks(const std::string& backend, int thread_ranks, const JobSetup& setu
 
 int run_ranks(const std::string& backend, const DeviceLayout& layout, const JobSetup& setup,
               const std::function<int(Communicator&)>& body) {
+  // RINGLAB_FAULT's rank must be one of the job's: checked before any thread rank starts, and on
+  // every MPI rank once the world's size is known (below).
+  if (setup.fault && backend != "mpi" && backend != "nccl") check_fault_rank(*setup.fault, layout.ranks);
   // Runs body on every rank through `start` (one thread per rank) and returns the largest status.
   auto largest_status = [&](const auto& start) {
     std::mutex status_mutex;
@@ -87,7 +93,7 @@ int run_ranks(const std::string& backend, const DeviceLayout& layout, const JobS
       } catch (const std::exception& error) {
         // Every rank says how it ended, as on the mpi backend; main prints the first error again.
         const std::lock_guard lock(status_mutex);
-        if (comm.size() > 1) fmt::print(stderr, "ringlab: rank {}: {}\n", comm.rank(), error.what());
+        if (comm.size() > 1) fmt::print(stderr, "ringlab: rank {}: {}\n", comm.rank(), io::printable(error.what(), true));
         throw;
       }
       const std::lock_guard lock(status_mutex);
@@ -144,6 +150,7 @@ int run_ranks(const std::string& backend, const DeviceLayout& layout, const JobS
   }
   MpiCommunicator& comm = *communicator;
   try {
+    if (setup.fault) check_fault_rank(*setup.fault, comm.size());
 #ifdef RINGLAB_HAVE_MPI_DEVICE
     if (backend == "mpi" && layout.gpu_buffers) {
       cuda::MpiDeviceCommunicator device(comm, cuda::local_rank_from_environment(comm.rank()), cuda_aware);
@@ -162,7 +169,7 @@ int run_ranks(const std::string& backend, const DeviceLayout& layout, const JobS
 #endif
     return body(comm);
   } catch (const std::exception& error) {
-    if (comm.size() > 1) comm.abort(error.what());  // ends every rank with the message
+    if (comm.size() > 1) comm.abort(io::printable(error.what(), true));  // ends every rank with the message
     throw;
   }
 #else

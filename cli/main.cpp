@@ -6,6 +6,7 @@
 #include <string>
 
 #include "commands.hpp"
+#include "printable.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"ringlab: measure, model and replay all-reduce (parameter server, ring, interval-paired ring and "
@@ -45,7 +46,8 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("make-miniimagenet")) return make_mini_imagenet();
 #endif
   } catch (const std::exception& error) {
-    fmt::print(stderr, "ringlab: error: {}\n", error.what());
+    // Escaped: messages quote input (file names, values, names from files).
+    fmt::print(stderr, "ringlab: error: {}\n", ringlab::io::printable(error.what(), true));
     return 2;
   }
   return 2;

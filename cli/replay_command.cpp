@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "checked_option.hpp"
 #include "algorithms/algorithm.hpp"
 #include "cli_util.hpp"
 #include "commands.hpp"
@@ -166,7 +167,8 @@ CommandRunner add_replay_command(CLI::App& app, const std::string& command_line)
   command->add_option("--profile", options.profile, "measure (CPU layers on this machine) or a ringlab.profile/1 FILE.json")
       ->capture_default_str();
   command->add_option("--device-tflops", options.device_tflops,
-                      "Instead of --profile: compute from each layer's FLOPs at this assumed TFLOP/s");
+                      "Instead of --profile: compute from each layer's FLOPs at this assumed TFLOP/s")
+      ->check(number_in({0, 1e6, "TFLOP/s", true}));
   command->add_option("--profile-batch", options.profile_batch, "Samples per layer when measuring")->capture_default_str();
   command->add_option("--save-profile", options.save_profile,
                       "Write the profile used as a ringlab.profile/1 file (- = standard output)")

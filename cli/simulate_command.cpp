@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "checked_option.hpp"
 #include "algorithms/algorithm.hpp"
 #include "cli_util.hpp"
 #include "closed_form.hpp"
@@ -26,6 +27,7 @@
 #include "sweep_arguments.hpp"
 #include "time_limit.hpp"
 #include "topology_io.hpp"
+#include "finite_prediction.hpp"
 #include "workload_prediction.hpp"
 #include "workload_report.hpp"
 
@@ -36,7 +38,7 @@ namespace {
 struct SimulateArguments {
   SweepArguments sweep;
   std::string topology;
-  int ranks = 0;  // 0: the topology's endpoint count
+  std::optional<int> ranks;  // not given: the topology's endpoint count
   std::optional<double> gamma_seconds_per_byte;  // empty: the topology's, else the default
   std::string model = "flow-level";
   std::string segment_bytes = "1M";  // the bench's default
@@ -87,12 +89,12 @@ bench::BenchOptions to_options(const SimulateArguments& arguments, std::vector<s
 }
 
 int check_ranks(const SimulateArguments& arguments, const Topology& topology) {
-  if (arguments.ranks == 0) return topology.num_endpoints();
-  if (arguments.ranks != topology.num_endpoints())
+  if (!arguments.ranks) return topology.num_endpoints();
+  if (*arguments.ranks != topology.num_endpoints())
     throw std::invalid_argument(fmt::format("--ranks {} does not match topology '{}', which has {} endpoints (ranks); "
                                             "omit --ranks or pick a topology of {} endpoints",
-                                            arguments.ranks, topology.name(), topology.num_endpoints(), arguments.ranks));
-  return arguments.ranks;
+                                            *arguments.ranks, topology.name(), topology.num_endpoints(), *arguments.ranks));
+  return *arguments.ranks;
 }
 
 void check_trace_request(const SimulateArguments& arguments, const bench::BenchOptions& options,
@@ -260,6 +262,8 @@ int run_simulate(const SimulateArguments& arguments, TimeLimit& time_limit) {
         } else {
           seconds = closed_form->predict(prepared[i], size.count, options.type, placement).seconds;
         }
+        seconds = simulator::finite_prediction(
+            seconds, fmt::format("{} at {} B, {}", options.algorithms[i], size.bytes, name_of(placement)));
         if (!in_place) out_of_place_seconds = seconds;
         size_rows.push_back(predicted_row(options.algorithms[i], size, seconds, in_place, nranks));
       }
@@ -384,7 +388,8 @@ CommandRunner add_simulate_command(CLI::App& app, const std::string& command_lin
       ->capture_default_str();
   command->add_option("--profile", arguments->profile, "With --workload: a ringlab.profile/1 compute profile");
   command->add_option("--device-tflops", arguments->device_tflops,
-                      "With --workload: compute from each layer's FLOPs at this assumed TFLOP/s");
+                      "With --workload: compute from each layer's FLOPs at this assumed TFLOP/s")
+      ->check(number_in({0, 1e6, "TFLOP/s", true}));
   add_time_limit_option(*command, arguments->time_limit_seconds);
   return [arguments] {
     TimeLimit time_limit("simulate", arguments->time_limit_seconds);

@@ -1,5 +1,9 @@
 #include "sweep_arguments.hpp"
 
+#include <fmt/format.h>
+
+#include <stdexcept>
+
 #include "cli_util.hpp"
 #include "datatype.hpp"
 
@@ -24,9 +28,22 @@ void add_sweep_options(CLI::App& command, SweepArguments& arguments) {
 void apply_sweep_arguments(const SweepArguments& arguments, bench::BenchOptions& options) {
   options.min_bytes = parse_size(arguments.min_bytes);
   options.max_bytes = parse_size(arguments.max_bytes);
-  if (!arguments.step_bytes.empty()) options.step_bytes = parse_size(arguments.step_bytes);
-  if (arguments.step_factor != 0) {
-    options.step_factor = arguments.step_factor;
+  // -f and -i are each refused when they cannot make a sweep (a factor below 2, a step below 1
+  // byte), and together, since only one of them can say how the sizes grow.
+  if (arguments.step_factor && !arguments.step_bytes.empty())
+    throw std::invalid_argument("-f/--stepfactor and -i/--stepbytes are both given; give one of them");
+  if (!arguments.step_bytes.empty()) {
+    options.step_bytes = parse_size(arguments.step_bytes);
+    if (options.step_bytes < 1)
+      throw std::invalid_argument(
+          fmt::format("-i/--stepbytes {} must be at least 1 byte; e.g. -i 1K", options.step_bytes));
+  }
+  if (arguments.step_factor) {
+    if (*arguments.step_factor < 2)
+      throw std::invalid_argument(fmt::format(
+          "-f/--stepfactor {} must be at least 2 (each size is the previous one times the factor); e.g. -f 2",
+          *arguments.step_factor));
+    options.step_factor = *arguments.step_factor;
     options.step_bytes = 0;
   }
   options.type = parse_data_type(arguments.type);

@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "algorithms/algorithm.hpp"
@@ -16,7 +17,7 @@ namespace ringlab::cli {
 struct SweepArguments {
   std::string min_bytes = "8";
   std::string max_bytes = "64M";
-  std::int64_t step_factor = 0;
+  std::optional<std::int64_t> step_factor;  // not given: the default (2), unless -i is given
   std::string step_bytes;
   std::string type = "float32";
   std::string algorithms = "all";

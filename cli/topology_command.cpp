@@ -29,7 +29,7 @@ struct TopologyShowArguments {
 };
 
 struct TopologyDetectArguments {
-  int ranks = 0;  // 0: one per core
+  std::optional<int> ranks;  // not given: one per core
   bool host = false;  // host-shm even when GPUs are found
   std::string json;
   bool force = false;
@@ -61,18 +61,19 @@ nlohmann::json host_to_json(const DetectedHost& host) {
 // cores; the presets' default bandwidths and latency (neither tool measures them), marked
 // uncalibrated.
 int run_detect(const TopologyDetectArguments& arguments) {
-  if (arguments.ranks < 0) throw std::invalid_argument("--ranks must be positive");
+  if (arguments.ranks && *arguments.ranks < 1)
+    throw std::invalid_argument(fmt::format("--ranks {} must be at least 1; leave it out for one per core", *arguments.ranks));
   check_output_option(arguments.json, arguments.force, "--json");
   const io::StandardOutputForData data_output(to_standard_output({{"--json", &arguments.json}}));
   const DetectedHost host = detect_host();
   const int cores = host.cores > 0 ? host.cores : std::max(1, host.processing_units);
   const int gpus = static_cast<int>(host.gpu_list.size());
   const bool gpu_topology = gpus >= 2 && !arguments.host;
-  if (gpu_topology && arguments.ranks != 0 && arguments.ranks != gpus)
+  if (gpu_topology && arguments.ranks && *arguments.ranks != gpus)
     throw std::invalid_argument(fmt::format("--ranks {} does not match the {} GPUs found; omit --ranks, or pass --host for "
                                             "a topology of CPU processes",
-                                            arguments.ranks, gpus));
-  const int ranks = arguments.ranks == 0 ? cores : arguments.ranks;
+                                            *arguments.ranks, gpus));
+  const int ranks = arguments.ranks.value_or(cores);
   const bool peer_access_everywhere = std::all_of(host.gpu_peers.begin(), host.gpu_peers.end(),
                                                   [](const GpuPeer& peer) { return peer.access; });
   const std::string preset = gpu_topology ? preset_for_gpus(gpus, peer_access_everywhere)

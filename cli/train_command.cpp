@@ -11,6 +11,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "checked_option.hpp"
 #include "cifar_io.hpp"
 #include "miniimagenet_io.hpp"
 #include "cli_util.hpp"
@@ -30,7 +31,7 @@ struct TrainArguments {
   std::string mode = "single";
   std::string model = "cifar-vgg";
   std::string data;
-  std::string synthetic = "0";
+  std::string synthetic;  // empty: not given
   std::string bucket = "25M";
   std::string backend = "auto";
   std::string compute = "cpu";
@@ -108,9 +109,13 @@ void add_train_options(CLI::App* command, TrainArguments& a) {
   command->add_option("--data-seed", a.run.data_seed, "Seed of the synthetic data")->capture_default_str();
   command->add_option("--steps", a.run.steps, "SGD steps")->capture_default_str();
   command->add_option("--batch", config.global_batch, "Global batch (a multiple of the ranks)")->capture_default_str();
-  command->add_option("--lr", config.sgd.learning_rate, "Learning rate")->capture_default_str();
-  command->add_option("--momentum", config.sgd.momentum, "SGD momentum")->capture_default_str();
-  command->add_option("--weight-decay", config.sgd.weight_decay, "L2 weight decay")->capture_default_str();
+  command->add_option("--lr", config.sgd.learning_rate, "Learning rate")
+      ->check(number_in({0, 10, "", true}))
+      ->capture_default_str();
+  command->add_option("--momentum", config.sgd.momentum, "SGD momentum")
+      ->check(number_in({0, 1, "", false, true}))
+      ->capture_default_str();
+  command->add_option("--weight-decay", config.sgd.weight_decay, "L2 weight decay")->check(number_in({0, 1}))->capture_default_str();
   command->add_option("--seed", config.seed, "Seed of the initial weights")->capture_default_str();
   command->add_option("--bucket-bytes", a.bucket, "Gradient bucket size for the all-reduce (K/M suffixes)")
       ->capture_default_str();
@@ -140,7 +145,11 @@ CommandRunner add_train_command(CLI::App& app, const std::string& command_line) 
     a.run.compute = training::parse_compute(a.compute);
     a.run.config.model = training::parse_model(a.model);
     a.run.data_folder = a.data;
-    a.run.synthetic_records = static_cast<std::uint64_t>(parse_size(a.synthetic));
+    if (!a.synthetic.empty()) {
+      const std::int64_t records = parse_size(a.synthetic);
+      if (records < 1) throw std::invalid_argument(fmt::format("--synthetic {} must be at least 1 record", records));
+      a.run.synthetic_records = static_cast<std::uint64_t>(records);
+    }
     if (!a.data.empty() && a.run.synthetic_records > 0)
       throw std::invalid_argument("give either --data DIR or --synthetic N, not both");
     a.run.config.bucket_bytes = static_cast<std::size_t>(parse_size(a.bucket));

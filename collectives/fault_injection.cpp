@@ -9,9 +9,12 @@
 #include <cstdlib>
 #include <stdexcept>
 #include <thread>
+#include <vector>
 
+#include "checked_number.hpp"
 #include "communicator.hpp"
 #include "execute.hpp"
+#include "printable.hpp"
 
 namespace ringlab {
 
@@ -34,7 +37,7 @@ Number parse_number(std::string_view field, std::string_view value) {
   const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), number);
   if (error != std::errc{} || end != value.data() + value.size() || number < 0)
     throw std::invalid_argument(fmt::format("{}: {}='{}' is not a non-negative number; the form is {}",
-                                            fault_environment_variable, field, value, fault_form));
+                                            fault_environment_variable, field, io::printable(value), fault_form));
   return number;
 }
 
@@ -70,6 +73,7 @@ void act_fault(const FaultSpec& spec, int rank, const std::string& where, const 
 FaultSpec parse_fault_spec(std::string_view text) {
   FaultSpec spec;
   bool have_rank = false, have_step = false, have_action = false;
+  std::vector<std::string_view> seen;  // each key once: a second action= must not silently win
   while (!text.empty()) {
     const std::size_t comma = text.find(',');
     const std::string_view item = text.substr(0, comma);
@@ -77,9 +81,13 @@ FaultSpec parse_fault_spec(std::string_view text) {
     const std::size_t equals = item.find('=');
     if (equals == std::string_view::npos)
       throw std::invalid_argument(
-          fmt::format("{}: '{}' is not key=value; the form is {}", fault_environment_variable, item, fault_form));
+          fmt::format("{}: '{}' is not key=value; the form is {}", fault_environment_variable, io::printable(item), fault_form));
     const std::string_view key = item.substr(0, equals);
     const std::string_view value = item.substr(equals + 1);
+    if (std::find(seen.begin(), seen.end(), key) != seen.end())
+      throw std::invalid_argument(fmt::format("{}: '{}' is given twice; give each key once, the form is {}",
+                                              fault_environment_variable, io::printable(key), fault_form));
+    seen.push_back(key);
     if (key == "rank") {
       spec.rank = parse_number<int>(key, value);
       have_rank = true;
@@ -91,17 +99,18 @@ FaultSpec parse_fault_spec(std::string_view text) {
     } else if (key == "bytes") {
       spec.min_bytes = parse_number<std::int64_t>(key, value);
     } else if (key == "seconds") {
-      spec.stall_seconds = parse_number<double>(key, value);
+      spec.stall_seconds = io::parse_checked_number(value, fmt::format("{}: seconds", fault_environment_variable),
+                                                    {0, 1e7, "s"});
     } else if (key == "action") {
       if (value == "stall") spec.action = FaultAction::stall;
       else if (value == "exit") spec.action = FaultAction::exit;
       else if (value == "fail") spec.action = FaultAction::fail;
       else
         throw std::invalid_argument(fmt::format("{}: unknown action '{}'; valid: stall, exit, fail",
-                                                fault_environment_variable, value));
+                                                fault_environment_variable, io::printable(value)));
       have_action = true;
     } else {
-      throw std::invalid_argument(fmt::format("{}: unknown key '{}'; the form is {}", fault_environment_variable, key,
+      throw std::invalid_argument(fmt::format("{}: unknown key '{}'; the form is {}", fault_environment_variable, io::printable(key),
                                               fault_form));
     }
   }
@@ -109,6 +118,12 @@ FaultSpec parse_fault_spec(std::string_view text) {
     throw std::invalid_argument(fmt::format("{}: rank, step and action are required; the form is {}",
                                             fault_environment_variable, fault_form));
   return spec;
+}
+
+void check_fault_rank(const FaultSpec& spec, int ranks) {
+  if (spec.rank >= ranks)
+    throw std::invalid_argument(fmt::format("{}: rank={} is not a rank of this job, which has {} rank(s) (0..{})",
+                                            fault_environment_variable, spec.rank, ranks, ranks - 1));
 }
 
 std::string describe(const FaultSpec& spec) {

@@ -47,6 +47,9 @@ inline constexpr const char* fault_environment_variable = "RINGLAB_FAULT";
 // throws std::invalid_argument naming the bad field and the valid form.
 FaultSpec parse_fault_spec(std::string_view text);
 std::string describe(const FaultSpec& spec);
+// Throws std::invalid_argument when spec.rank is not a rank of a job of `ranks` ranks (the
+// fault would never fire).
+void check_fault_rank(const FaultSpec& spec, int ranks);
 
 // The set-up fault: acts at once when `spec` is for `rank` and one of `points`, `where` naming the
 // point of the set-up in its messages. A stall polls `job_aborted` and throws CommunicationError

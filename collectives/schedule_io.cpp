@@ -9,6 +9,9 @@
 #include <ostream>
 #include <stdexcept>
 
+#include "json_input.hpp"
+#include "printable.hpp"
+
 namespace ringlab {
 
 namespace {
@@ -18,7 +21,6 @@ constexpr std::int64_t max_ranks = 1 << 20;
 constexpr std::int64_t max_chunks = std::int64_t{1} << 24;
 constexpr std::int64_t max_steps_per_rank = std::int64_t{1} << 20;
 constexpr std::int64_t max_ops_in_all = std::int64_t{1} << 24;
-constexpr std::uintmax_t max_file_bytes = std::uintmax_t{512} << 20;
 
 [[noreturn]] void fail(const std::string& where, const std::string& what) {
   throw std::invalid_argument(fmt::format("schedule JSON: {}: {}", where, what));
@@ -35,7 +37,7 @@ std::string string_at(const nlohmann::json& object, const char* key, const std::
   if (!object.is_object() || !object.contains(key)) fail(where, fmt::format("missing field \"{}\"", key));
   const nlohmann::json& value = object.at(key);
   if (!value.is_string()) fail(where + "." + key, "expected a string");
-  return value.get<std::string>();
+  return io::printable(value.get<std::string>());  // escaped: names are printed
 }
 
 Op op_from_json(const nlohmann::json& value, const std::string& where) {
@@ -137,19 +139,7 @@ Schedule schedule_from_json(const nlohmann::json& document) {
 }
 
 Schedule read_schedule_file(const std::string& path) {
-  std::error_code error_code;
-  const std::uintmax_t bytes = std::filesystem::file_size(path, error_code);
-  if (!error_code && bytes > max_file_bytes)
-    throw std::invalid_argument(
-        fmt::format("schedule file '{}' has {} bytes; the limit is {} (512 MiB)", path, bytes, max_file_bytes));
-  std::ifstream file(path);
-  if (!file) throw std::invalid_argument(fmt::format("cannot open schedule file '{}'", path));
-  nlohmann::json document;
-  try {
-    file >> document;
-  } catch (const nlohmann::json::parse_error& error) {
-    throw std::invalid_argument(fmt::format("schedule file '{}' is not valid JSON: {}", path, error.what()));
-  }
+  const nlohmann::json document = io::read_json_input(path, "schedule file");
   try {
     return schedule_from_json(document);
   } catch (const std::invalid_argument& error) {

@@ -1,7 +1,9 @@
 // Writes the fuzz seed corpus (corpus/<target>/) with the project's own writers: topology presets
 // through write_topology_json, every algorithm's schedule through to_json, synthetic images
 // through write_cifar_file / write_mini_imagenet_file, plus near-valid variants of each (one
-// field or byte wrong) so the fuzzer starts next to the readers' error paths.
+// field or byte wrong) so the fuzzer starts next to the readers' error paths. The calibration
+// record and bench report seeds are the fixtures of tests/values/ (a valid file and one variant per
+// out-of-range field); the float option seeds are option texts.
 // Usage: fuzz_make_corpus OUTDIR   (scripts/fuzz.sh --make-corpus runs it on fuzz/corpus)
 #include <fmt/format.h>
 
@@ -13,6 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "algorithms/algorithm.hpp"
@@ -85,6 +88,24 @@ void bench_option_seeds(const fs::path& folder) {
   for (const char* text : lines) write_text(folder / fmt::format("options-{}.txt", index++), text);
 }
 
+// Copies tests/values/<prefix>*.json (RINGLAB_SOURCE_DIR) into `folder`.
+void fixture_seeds(const fs::path& folder, std::string_view prefix) {
+  for (const fs::directory_entry& entry : fs::directory_iterator(fs::path(RINGLAB_SOURCE_DIR) / "tests" / "values"))
+    if (entry.path().filename().string().starts_with(prefix))
+      write_text(folder / entry.path().filename(), read_bytes(entry.path()));
+}
+
+void calibration_record_seeds(const fs::path& folder) { fixture_seeds(folder, "calibration_"); }
+void bench_report_seeds(const fs::path& folder) { fixture_seeds(folder, "bench_"); }
+
+// First byte: the range (fuzz_float_option.cpp); the rest: the option's text.
+void float_option_seeds(const fs::path& folder) {
+  const char* texts[] = {"0.2", "2e-3", "25e9", "-0", "1e308", "nan", "inf", "1e999", ".5", "5.", "1e", "0x10"};
+  int index = 0;
+  for (const char* text : texts)
+    write_text(folder / fmt::format("text-{}.txt", index), std::string(1, static_cast<char>(index % 5)) + text), ++index;
+}
+
 void cifar_seeds(const fs::path& folder) {
   const std::vector<std::uint64_t> indices = {0, 1};
   training::write_cifar_file(folder / "two-records.bin", training::make_synthetic(indices, 32, 10, 7));
@@ -133,7 +154,8 @@ int main(int argc, char** argv) {
   const std::pair<const char*, void (*)(const fs::path&)> targets[] = {
       {"fuzz_topology_json", topology_seeds},       {"fuzz_schedule_json", schedule_seeds},
       {"fuzz_bench_options", bench_option_seeds},   {"fuzz_cifar_reader", cifar_seeds},
-      {"fuzz_miniimagenet_reader", mini_imagenet_seeds}};
+      {"fuzz_miniimagenet_reader", mini_imagenet_seeds}, {"fuzz_calibration_record", calibration_record_seeds},
+      {"fuzz_bench_report", bench_report_seeds},         {"fuzz_float_option", float_option_seeds}};
   for (const auto& [name, make] : targets) {
     fs::create_directories(out / name);
     make(out / name);

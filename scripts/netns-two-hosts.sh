@@ -87,7 +87,22 @@ status=0
 # was seen to hang in it (3 of 6 runs on 2026-12-03; never with one rank per host).
 timeout -k 5 "$time_limit" ip netns exec "$ns_a" unshare --uts bash -c 'hostname host-a && exec "$@"' _ \
   "$mpiexec_binary" -hosts "$ip_a,$ip_b" -ppn "$ppn" -n $((2 * ppn)) -launcher ssh -launcher-exec "$work/launch" \
-  -genv UCX_TLS tcp,self -genv UCX_NET_DEVICES all "$@" || status=$?
+  -genv UCX_TLS tcp,self -genv UCX_NET_DEVICES all "$@" 2>&1 | tee "$work/output" || status=${PIPESTATUS[0]}
+# MPICH before 4.2 can deadlock inside MPI_Finalize over UCX (measured here 2026-12-06: 2 of 10
+# runs, one rank per host, idle machine, with the code of 2026-12-04 too): each rank closes its
+# UCX endpoints, spins until the closes complete, then blocks in a launcher barrier, and a close
+# that needs the peer's progress never completes once the peer sits in that barrier (MPICH
+# 4.0.2 src/mpid/ch4/netmod/ucx/ucx_init.c; the barrier was removed upstream in 4.2.0).
+# ringlab's guard ends such a rank after 60 s with a message. When that is the only failure (the
+# command finished and wrote its report first) on such an MPICH, the run counts, and says so.
+mpich_version=$(mpichversion 2>/dev/null | sed -n 's/^MPICH Version:[[:space:]]*//p')
+if ((status != 0)) && grep -q "MPI_Finalize did not return within" "$work/output" &&
+   grep -q "report written to" "$work/output" && [[ -n $mpich_version ]] &&
+   [[ $(printf '%s\n4.2\n' "$mpich_version" | sort -V | head -1) != 4.2 ]]; then
+  echo "netns-two-hosts: MPI_Finalize hung after the command had finished and written its report (MPICH" \
+       "$mpich_version's UCX finalize deadlock, fixed in MPICH 4.2); ringlab's guard ended it: counted as a success"
+  status=0
+fi
 sent_a=$(($(tx_bytes "$ns_a" "$veth_a") - before_a)) sent_b=$(($(tx_bytes "$ns_b" "$veth_b") - before_b))
 echo "netns-two-hosts: veth carried $sent_a B from host A to host B and $sent_b B from B to A"
 ((status != 124 && status != 137)) || echo "netns-two-hosts: the launch ran past --time-limit $time_limit s and was killed" >&2

@@ -14,6 +14,10 @@
 
 #include "algorithms/algorithm.hpp"
 #include "segment_limits.hpp"
+#include "checked_number.hpp"
+#include "finite_prediction.hpp"
+#include "json_input.hpp"
+#include "printable.hpp"
 #include "sweep.hpp"
 
 namespace ringlab::simulator {
@@ -21,10 +25,9 @@ namespace ringlab::simulator {
 namespace {
 
 constexpr const char* bench_schema = "ringlab.bench/1";
-constexpr std::uintmax_t max_report_bytes = std::uintmax_t{512} << 20;
 
 [[noreturn]] void fail(const std::string& path, const std::string& what) {
-  throw std::invalid_argument(fmt::format("bench report '{}': {}", path, what));
+  throw std::invalid_argument(fmt::format("bench report '{}': {}", io::printable(path), what));
 }
 
 const nlohmann::json& member(const nlohmann::json& object, const char* key, const std::string& path,
@@ -33,50 +36,51 @@ const nlohmann::json& member(const nlohmann::json& object, const char* key, cons
   return object.at(key);
 }
 
+// The documented ranges of the fields compare reads (compare.hpp).
+constexpr std::int64_t max_ranks = std::int64_t{1} << 20;  // as a topology's endpoints and a schedule's ranks
+constexpr std::int64_t max_bytes = std::int64_t{1} << 40;
+constexpr io::NumberRange microseconds{0, 1e9, "us", true};  // up to 1000 s
+
+// object.key, an integer in [min, max] (checked before narrowing).
 std::int64_t integer_member(const nlohmann::json& object, const char* key, const std::string& path,
-                            const std::string& where) {
+                            const std::string& where, std::int64_t min, std::int64_t max) {
   const nlohmann::json& value = member(object, key, path, where);
-  if (!value.is_number_integer() || value.get<std::int64_t>() < 0)
-    fail(path, fmt::format("{}.{}: expected an integer >= 0, got {}", where, key, value.dump()));
-  return value.get<std::int64_t>();
+  try {
+    return io::check_json_integer(value, fmt::format("{}.{}", where, key), min, max);
+  } catch (const std::invalid_argument& error) {
+    fail(path, error.what());
+  }
 }
 
 std::string string_member(const nlohmann::json& object, const char* key, const std::string& path,
                           const std::string& where) {
   const nlohmann::json& value = member(object, key, path, where);
-  if (!value.is_string()) fail(path, fmt::format("{}.{}: expected a string, got {}", where, key, value.dump()));
+  if (!value.is_string())
+    fail(path, fmt::format("{}.{}: expected a string, got {}", where, key, io::printable(value.dump())));
   return value.get<std::string>();
 }
 
-nlohmann::json parse_file(const std::string& path) {
-  std::error_code error;
-  const std::uintmax_t bytes = std::filesystem::file_size(path, error);
-  if (error) throw std::invalid_argument(fmt::format("cannot read bench report '{}': {}", path, error.message()));
-  if (bytes > max_report_bytes) fail(path, fmt::format("{} bytes; the limit is 512 MiB", bytes));
-  std::ifstream file(path);
-  if (!file) throw std::invalid_argument(fmt::format("cannot open bench report '{}'", path));
-  try {
-    return nlohmann::json::parse(file);
-  } catch (const nlohmann::json::parse_error& parse_error) {
-    fail(path, fmt::format("not valid JSON: {}", parse_error.what()));
-  }
-}
+nlohmann::json parse_file(const std::string& path) { return io::read_json_input(path, "bench report"); }
 
 MeasuredRow row_from_json(const nlohmann::json& row, const std::string& path, std::size_t index) {
   const std::string where = fmt::format("results[{}]", index);
   MeasuredRow measured;
-  measured.algorithm = string_member(row, "algorithm", path, where);
-  measured.size_bytes = integer_member(row, "size_bytes", path, where);
-  measured.count = integer_member(row, "count", path, where);
+  // Escaped here, since compare prints it; a name with control characters matches no algorithm.
+  measured.algorithm = io::printable(string_member(row, "algorithm", path, where));
+  measured.size_bytes = integer_member(row, "size_bytes", path, where, 0, max_bytes);
+  measured.count = integer_member(row, "count", path, where, 0, max_bytes);
   const std::string placement = string_member(row, "placement", path, where);
   const std::optional<Placement> named = placement_named(placement);
   if (!named)
-    fail(path, fmt::format("{}.placement: expected \"out-of-place\" or \"in-place\", got \"{}\"", where, placement));
+    fail(path, fmt::format("{}.placement: expected \"out-of-place\" or \"in-place\", got \"{}\"", where,
+                           io::printable(placement)));
   measured.placement = *named;
   const nlohmann::json& median = member(member(row, "time_us", path, where), "p50", path, where + ".time_us");
-  if (!median.is_number() || !(median.get<double>() > 0) || !std::isfinite(median.get<double>()))
-    fail(path, fmt::format("{}.time_us.p50: expected a time > 0 us, got {}", where, median.dump()));
-  measured.measured_seconds = median.get<double>() * 1e-6;
+  try {
+    measured.measured_seconds = io::check_json_number(median, where + ".time_us.p50", microseconds) * 1e-6;
+  } catch (const std::invalid_argument& error) {
+    fail(path, error.what());
+  }
   return measured;
 }
 
@@ -100,12 +104,13 @@ double abs_median(std::vector<double> values) {
 
 }  // namespace
 
-MeasuredReport read_measured_report(const std::string& path) {
-  const nlohmann::json document = parse_file(path);
+MeasuredReport read_measured_report(const std::string& path) { return measured_report_from_json(parse_file(path), path); }
+
+MeasuredReport measured_report_from_json(const nlohmann::json& document, const std::string& path) {
   if (!document.is_object()) fail(path, "expected a JSON object (a ringlab.bench/1 report)");
   if (!document.contains("schema") || document.at("schema") != bench_schema)
     fail(path, fmt::format("schema is {}, not \"{}\"; pass a report written by 'ringlab bench --json'",
-                           document.contains("schema") ? document.at("schema").dump() : "missing", bench_schema));
+                           document.contains("schema") ? io::printable(document.at("schema").dump()) : "missing", bench_schema));
   if (string_member(document, "kind", path, "(top level)") != "measured")
     fail(path, "is a predicted report (ringlab simulate); compare needs a measured one (ringlab bench --json)");
   const std::string command = string_member(document, "command", path, "(top level)");
@@ -115,16 +120,14 @@ MeasuredReport read_measured_report(const std::string& path) {
   const nlohmann::json& config = member(document, "config", path, "(top level)");
   MeasuredReport report;
   report.path = path;
-  report.nranks = static_cast<int>(integer_member(config, "nranks", path, "config"));
-  if (report.nranks < 1) fail(path, "config.nranks must be at least 1");
+  report.nranks = static_cast<int>(integer_member(config, "nranks", path, "config", 1, max_ranks));
   try {
     report.type = parse_data_type(string_member(config, "datatype", path, "config"));
   } catch (const std::invalid_argument& error) {
     fail(path, fmt::format("config.datatype: {}", error.what()));
   }
   if (config.contains("segment_bytes")) {
-    report.segment_bytes = integer_member(config, "segment_bytes", path, "config");
-    if (report.segment_bytes < 0) fail(path, "config.segment_bytes must not be negative");
+    report.segment_bytes = integer_member(config, "segment_bytes", path, "config", 0, max_bytes);
     if (report.segment_bytes > 0 && report.segment_bytes < min_segment_bytes)
       fail(path, fmt::format("config.segment_bytes is {}; the smallest segment the simulator prices is {} B (0 = whole "
                              "transfers): measure again with --segment-bytes 4K or more, or 0",
@@ -135,7 +138,7 @@ MeasuredReport read_measured_report(const std::string& path) {
     if (!lists.is_array()) fail(path, "config.rank_cpus: expected an array of CPU lists");
     for (std::size_t r = 0; r < lists.size(); ++r) {
       if (!lists[r].is_string()) fail(path, fmt::format("config.rank_cpus[{}]: expected a CPU list like \"0-3\"", r));
-      report.rank_cpus.push_back(lists[r].get<std::string>());
+      report.rank_cpus.push_back(io::printable(lists[r].get<std::string>()));
     }
   }
   const nlohmann::json& results = member(document, "results", path, "(top level)");
@@ -163,8 +166,10 @@ Comparison compare_reports(const std::vector<MeasuredReport>& reports, const std
         schedules.emplace(key, make_schedule(row.algorithm, Collective::allreduce, report.nranks));
       ComparedRow compared{report.path, report.nranks, report.type, row, {}, {}};
       for (const Predictor& predictor : predictors) {
-        const double predicted = predictor.seconds(schedules.at(key), row.count, report.type, report.segment_bytes,
-                                                    row.placement);
+        const double predicted = finite_prediction(
+            predictor.seconds(schedules.at(key), row.count, report.type, report.segment_bytes, row.placement),
+            fmt::format("{} ({} model) at {} B, {} of '{}'", row.algorithm, predictor.name, row.size_bytes,
+                        name_of(row.placement), io::printable(report.path)));
         compared.predicted_seconds.push_back(predicted);
         compared.relative_error.push_back((predicted - row.measured_seconds) / row.measured_seconds);
       }

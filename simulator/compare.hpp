@@ -43,8 +43,13 @@ struct MeasuredReport {
 
 // Throws std::invalid_argument naming the file and what is wrong: not JSON, not ringlab.bench/1,
 // a predicted report, a missing or mistyped field, a run with --root/--shards (the config does
-// not record them, so the schedule it ran is unknown).
+// not record them, so the schedule it ran is unknown), a value outside its range: config.nranks
+// in [1, 2^20], config.segment_bytes, results[].size_bytes and .count in [0, 2^40],
+// results[].time_us.p50 in (0, 1e9] us; integers are checked before narrowing. The file must hold
+// one JSON document (io/json_input.hpp); algorithm names and rank_cpus are escaped (io/printable.hpp).
 MeasuredReport read_measured_report(const std::string& path);
+// The same for a document already parsed; `path` names it in messages (the fuzz target's entry).
+MeasuredReport measured_report_from_json(const nlohmann::json& document, const std::string& path);
 
 struct Predictor {
   std::string name;  // e.g. "closed-form"

@@ -159,7 +159,7 @@ TEST(TopologyPresets, BadPresetsNameWhatIsWrong) {
       {"mesh:4", "unknown topology preset 'mesh'; valid presets: fully-connected:N, switch:N, ring:N, torus2d:RxC, "
                  "pcie-tree, nvswitch:G, host-shm:N"},
       {"switch:8,bww=1", "unknown parameter 'bww'; valid parameters: bw, lat"},
-      {"switch:8,bw=fast", "parameter bw='fast' must be a positive number"},
+      {"switch:8,bw=fast", "parameter bw='fast' must be a number of bytes/s in [1000, 1e+15] B/s"},
       {"switch:8,bw=0", "parameter bw='0'"},
       {"switch:8,lat=-1e-6", "parameter lat='-1e-6'"},
       {"switch:8,bw=1e9,bw=2e9", "'bw' is given twice"},
@@ -309,12 +309,12 @@ TEST(TopologyJson, MalformedDocumentsNameThePathAndTheFix) {
       {[](nlohmann::json& d) { d["nodes"][1]["kind"] = "router"; }, "nodes[1].kind: is \"router\"; expected"},
       {[](nlohmann::json& d) { d["nodes"][1]["id"] = 7; }, "nodes[1].id: is 7 but must equal the node's position 1"},
       {[](nlohmann::json& d) { d["nodes"][0]["capacity"] = 1e9; }, "nodes[0].capacity: only switches"},
-      {[](nlohmann::json& d) { d["nodes"][3]["capacity"] = 0; }, "nodes[3].capacity: 0 is not a positive"},
+      {[](nlohmann::json& d) { d["nodes"][3]["capacity"] = 0; }, "nodes[3].capacity: 0 is outside [1000, 1e+15] B/s"},
       {[](nlohmann::json& d) { d["nodes"][2].erase("kind"); }, "nodes[2]: missing field \"kind\""},
-      {[](nlohmann::json& d) { d["links"][1]["bandwidth"] = -5; }, "links[1].bandwidth: -5 is not a positive"},
-      {[](nlohmann::json& d) { d["links"][1]["bandwidth"] = 0; }, "links[1].bandwidth: 0 is not a positive"},
-      {[](nlohmann::json& d) { d["links"][1]["bandwidth"] = "fast"; }, "links[1].bandwidth: expected a number"},
-      {[](nlohmann::json& d) { d["links"][0]["latency"] = -1; }, "links[0].latency: -1 is not a number of seconds"},
+      {[](nlohmann::json& d) { d["links"][1]["bandwidth"] = -5; }, "links[1].bandwidth: -5 is outside [1000, 1e+15] B/s"},
+      {[](nlohmann::json& d) { d["links"][1]["bandwidth"] = 0; }, "links[1].bandwidth: 0 is outside [1000, 1e+15] B/s"},
+      {[](nlohmann::json& d) { d["links"][1]["bandwidth"] = "fast"; }, "links[1].bandwidth: is \"fast\"; expected a number in [1000, 1e+15] B/s"},
+      {[](nlohmann::json& d) { d["links"][0]["latency"] = -1; }, "links[0].latency: -1 is outside [0, 10] s"},
       {[](nlohmann::json& d) { d["links"][0].erase("latency"); }, "links[0]: missing field \"latency\""},
       {[](nlohmann::json& d) { d["links"][2]["b"] = 9; }, "links[2].b: node 9 does not exist; node ids are 0..3"},
       {[](nlohmann::json& d) { d["links"][2]["a"] = 3; }, "links[2]: joins node 3 to itself"},
@@ -382,7 +382,7 @@ TEST(TopologyJson, FilesAndPresetsLoadByTheSameName) {
     document["links"][1]["bandwidth"] = 0;
     out << document.dump();
   }
-  EXPECT_NE(error_of([&] { load_topology(zero); }).find("zero.json: topology JSON: links[1].bandwidth: 0 is not"),
+  EXPECT_NE(error_of([&] { load_topology(zero); }).find("zero.json: topology JSON: links[1].bandwidth: 0 is outside"),
             std::string::npos);
   EXPECT_NE(error_of([&] { load_topology((directory / "missing.json").string()); }).find("does not exist"),
             std::string::npos);
@@ -509,10 +509,10 @@ TEST(TopologyFootprintCurve, JsonRoundTripAndBadCurvesNamed) {
       << reader_error(bad);
   bad = document;
   bad["footprint_curves"]["switch_capacity"][0]["value"] = 0;
-  EXPECT_NE(reader_error(bad).find("footprint_curves.switch_capacity: points[0].value"), std::string::npos) << reader_error(bad);
+  EXPECT_NE(reader_error(bad).find("footprint_curves.switch_capacity[0].value: 0 is outside [1000, 1e+15] B/s"), std::string::npos) << reader_error(bad);
   bad = document;
   bad["footprint_curves"]["gamma_seconds_per_byte"][0]["value"] = "fast";
-  EXPECT_NE(reader_error(bad).find("footprint_curves.gamma_seconds_per_byte[0].value: expected a number"), std::string::npos);
+  EXPECT_NE(reader_error(bad).find("footprint_curves.gamma_seconds_per_byte[0].value: is \"fast\"; expected a number"), std::string::npos);
   bad = document;
   bad["footprint_curves"]["latency"] = nlohmann::json::array();
   EXPECT_NE(reader_error(bad).find("unknown field \"latency\""), std::string::npos);
@@ -528,7 +528,7 @@ TEST(TopologyFootprintCurve, JsonRoundTripAndBadCurvesNamed) {
     read_topology_file(path.string());
     ADD_FAILURE() << "a negative bandwidth was accepted";
   } catch (const std::invalid_argument& error) {
-    EXPECT_NE(std::string(error.what()).find(path.string() + ": topology JSON: footprint_curves.link_bandwidth: points[0].value"),
+    EXPECT_NE(std::string(error.what()).find(path.string() + ": topology JSON: footprint_curves.link_bandwidth[0].value: -1 is outside"),
               std::string::npos)
         << error.what();
   }
@@ -545,7 +545,7 @@ TEST(TopologyFootprintCurve, FactorCurveRoundTripsAndIsNotTakenWithALinkCurve) {
   std::ostringstream summary;
   print_topology_summary(summary, topology, RouteListing::examples);
   EXPECT_NE(summary.str().find("link bandwidth factor: x1.5 at"), std::string::npos) << summary.str();
-  document["footprint_curves"]["link_bandwidth"] = document["footprint_curves"]["link_bandwidth_factor"];
+  document["footprint_curves"]["link_bandwidth"] = {{{"footprint_bytes", 4096}, {"value", 25e9}}};
   try {
     topology_from_json(document);
     ADD_FAILURE() << "two link curves were accepted";
@@ -587,7 +587,7 @@ TEST(TopologyCpuSharing, RoundTripsIsShownAndRefusesBadValuesNamingThem) {
 
   nlohmann::json bad = document;
   bad["cpu_sharing"]["waiting_rank_cost"] = -0.5;
-  EXPECT_NE(reader_error(bad).find("topology JSON: cpu_sharing.waiting_rank_cost is -0.5"), std::string::npos) << reader_error(bad);
+  EXPECT_NE(reader_error(bad).find("topology JSON: cpu_sharing.waiting_rank_cost: -0.5 is outside [0, 1]"), std::string::npos) << reader_error(bad);
   bad = document;
   bad["cpu_sharing"]["cpu_of_rank"][1] = "one";
   EXPECT_NE(reader_error(bad).find("topology JSON: cpu_sharing.cpu_of_rank[1]: is \"one\""), std::string::npos) << reader_error(bad);
@@ -631,7 +631,7 @@ TEST(TopologyCopyCost, RoundTripsIsShownAndRefusesBadValuesNamingThem) {
   EXPECT_THROW(topology.set_copy_cost_ratio(std::numeric_limits<double>::infinity()), std::invalid_argument);
   nlohmann::json bad = document;
   bad["copy_cost_ratio"] = -0.5;
-  EXPECT_NE(reader_error(bad).find("topology JSON: copy_cost_ratio: is -0.5; expected a number >= 0"), std::string::npos)
+  EXPECT_NE(reader_error(bad).find("topology JSON: copy_cost_ratio: -0.5 is outside [0, 100]"), std::string::npos)
       << reader_error(bad);
   bad["copy_cost_ratio"] = "cheap";
   EXPECT_NE(reader_error(bad).find("copy_cost_ratio: is \"cheap\""), std::string::npos) << reader_error(bad);
@@ -656,10 +656,8 @@ TEST(TopologyReceiveFragments, RoundTripsIsShownAndRefusesBadValuesNamingThem) {
   nlohmann::json bad = document;
   for (const nlohmann::json& value : {nlohmann::json(0), nlohmann::json(-64), nlohmann::json(1.5), nlohmann::json("128K")}) {
     bad["receive_fragment_bytes"] = value;
-    EXPECT_NE(reader_error(bad).find(fmt::format("topology JSON: receive_fragment_bytes: is {}; expected a whole number of "
-                                                 "bytes >= 1",
-                                                 value.dump())),
-              std::string::npos)
+    EXPECT_NE(reader_error(bad).find("topology JSON: receive_fragment_bytes: "), std::string::npos);
+    EXPECT_NE(reader_error(bad).find("[1, 1099511627776] bytes"), std::string::npos)
         << reader_error(bad);
   }
 }

@@ -7,7 +7,9 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "physical_ranges.hpp"
 #include "preset_arguments.hpp"
+#include "printable.hpp"
 
 namespace ringlab {
 
@@ -48,12 +50,12 @@ PresetArguments::PresetArguments(const PresetInfo& info, std::string text, std::
     if (known) continue;
     std::vector<std::string_view> keys;
     for (const PresetParameter& parameter : info_.parameters) keys.push_back(parameter.key);
-    fail(fmt::format("unknown parameter '{}'; valid parameters: {}", key, fmt::join(keys, ", ")));
+    fail(fmt::format("unknown parameter '{}'; valid parameters: {}", io::printable(key), fmt::join(keys, ", ")));
   }
 }
 
 void PresetArguments::fail(const std::string& what) const {
-  throw std::invalid_argument(fmt::format("topology preset '{}': {}", text_, what));
+  throw std::invalid_argument(fmt::format("topology preset '{}': {}", io::printable(text_), what));
 }
 
 std::int64_t PresetArguments::size(std::int64_t min, std::int64_t max) const {
@@ -108,16 +110,18 @@ double PresetArguments::number(std::string_view key, bool* ok) const {
 double PresetArguments::bandwidth(std::string_view key) const {
   bool ok = false;
   const double value = number(key, &ok);
-  if (!ok || value <= 0)
-    fail(fmt::format("parameter {}='{}' must be a positive number of bytes/s, e.g. {}=25e9", key, raw(key), key));
+  if (!ok || io::number_problem(value, ranges::bandwidth))
+    fail(fmt::format("parameter {}='{}' must be a number of bytes/s in {}, e.g. {}=25e9", key, io::printable(raw(key)),
+                     io::describe(ranges::bandwidth), key));
   return value;
 }
 
 double PresetArguments::latency(std::string_view key) const {
   bool ok = false;
   const double value = number(key, &ok);
-  if (!ok || value < 0)
-    fail(fmt::format("parameter {}='{}' must be a number of seconds >= 0, e.g. {}=1e-6", key, raw(key), key));
+  if (!ok || io::number_problem(value, ranges::latency))
+    fail(fmt::format("parameter {}='{}' must be a number of seconds in {}, e.g. {}=1e-6", key, io::printable(raw(key)),
+                     io::describe(ranges::latency), key));
   return value;
 }
 
@@ -193,16 +197,18 @@ Topology make_preset_topology(std::string_view preset) {
   if (index == catalog.size())
     throw std::invalid_argument(
         fmt::format("unknown topology preset '{}'; valid presets: {} (each takes optional ,key=value parameters)",
-                    name, preset_usages()));
+                    io::printable(name), preset_usages()));
   std::map<std::string, std::string> values;
   for (std::size_t i = 1; i < pieces.size(); ++i) {
     const std::size_t separator = pieces[i].find_first_of("=:");
     const std::string key = trim(pieces[i].substr(0, separator));
     if (separator == std::string::npos || key.empty())
       throw std::invalid_argument(
-          fmt::format("topology preset '{}': parameter '{}' must be written key=value, e.g. bw=25e9", text, pieces[i]));
+          fmt::format("topology preset '{}': parameter '{}' must be written key=value, e.g. bw=25e9", io::printable(text),
+                      io::printable(pieces[i])));
     if (!values.emplace(key, trim(pieces[i].substr(separator + 1))).second)
-      throw std::invalid_argument(fmt::format("topology preset '{}': parameter '{}' is given twice", text, key));
+      throw std::invalid_argument(fmt::format("topology preset '{}': parameter '{}' is given twice", io::printable(text),
+                                                  io::printable(key)));
   }
   const PresetArguments arguments(catalog[index], text, size, std::move(values));
   Topology topology = builders[index](arguments);

@@ -12,13 +12,15 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "checked_number.hpp"
+#include "json_input.hpp"
+#include "physical_ranges.hpp"
 #include "presets.hpp"
+#include "printable.hpp"
 
 namespace ringlab {
 
 namespace {
-
-constexpr std::uintmax_t max_file_bytes = std::uintmax_t{512} << 20;
 
 [[noreturn]] void fail(const std::string& where, const std::string& what) {
   throw std::invalid_argument(fmt::format("topology JSON: {}: {}", where, what));
@@ -29,7 +31,7 @@ void require_object(const nlohmann::json& value, const std::string& where, std::
   for (const auto& item : value.items()) {
     bool listed = false;
     for (const char* key : known) listed = listed || item.key() == key;
-    if (!listed) fail(where, fmt::format("unknown field \"{}\"; valid fields: {}", item.key(), fmt::join(known, ", ")));
+    if (!listed) fail(where, fmt::format("unknown field \"{}\"; valid fields: {}", io::printable(item.key()), fmt::join(known, ", ")));
   }
 }
 
@@ -38,23 +40,20 @@ const nlohmann::json& field(const nlohmann::json& object, const char* key, const
   return object.at(key);
 }
 
-double positive_number(const nlohmann::json& value, const std::string& where, const char* example) {
-  if (!value.is_number()) fail(where, fmt::format("expected a number of bytes/s, e.g. {}", example));
-  const double number = value.get<double>();
-  if (!std::isfinite(number) || number <= 0)
-    fail(where, fmt::format("{} is not a positive finite number of bytes/s; use e.g. {}", number, example));
-  return number;
+// A number within `range`; the message names the JSON path, the value and the range.
+double ranged_number(const nlohmann::json& value, const std::string& where, const io::NumberRange& range) {
+  try {
+    return io::check_json_number(value, where, range);
+  } catch (const std::invalid_argument& error) {
+    throw std::invalid_argument(fmt::format("topology JSON: {}", error.what()));
+  }
 }
 
 LinkDirection direction_from_json(const nlohmann::json& object, const std::string& where) {
   require_object(object, where, {"bandwidth", "latency"});
   LinkDirection direction;
-  direction.bandwidth = positive_number(field(object, "bandwidth", where), where + ".bandwidth", "25e9");
-  const nlohmann::json& latency = field(object, "latency", where);
-  if (!latency.is_number()) fail(where + ".latency", "expected a number of seconds, e.g. 1e-6");
-  direction.latency = latency.get<double>();
-  if (!std::isfinite(direction.latency) || direction.latency < 0)
-    fail(where + ".latency", fmt::format("{} is not a number of seconds >= 0", direction.latency));
+  direction.bandwidth = ranged_number(field(object, "bandwidth", where), where + ".bandwidth", ranges::bandwidth);
+  direction.latency = ranged_number(field(object, "latency", where), where + ".latency", ranges::latency);
   return direction;
 }
 
@@ -73,7 +72,7 @@ void add_node_from_json(Topology& topology, const nlohmann::json& value, std::si
   std::string name = fmt::format("node{}", index);
   if (value.contains("name")) {
     if (!value.at("name").is_string()) fail(where + ".name", "expected a string");
-    name = value.at("name").get<std::string>();
+    name = io::printable(value.at("name").get<std::string>());  // printed by show, simulate
   }
   const nlohmann::json& kind = field(value, "kind", where);
   if (kind == "endpoint") {
@@ -82,7 +81,8 @@ void add_node_from_json(Topology& topology, const nlohmann::json& value, std::si
     topology.add_endpoint(std::move(name));
   } else if (kind == "switch") {
     const double capacity =
-        value.contains("capacity") ? positive_number(value.at("capacity"), where + ".capacity", "20e9") : unlimited_capacity;
+        value.contains("capacity") ? ranged_number(value.at("capacity"), where + ".capacity", ranges::capacity)
+                                    : unlimited_capacity;
     topology.add_switch(std::move(name), capacity);
   } else {
     fail(where + ".kind", fmt::format("is {}; expected \"endpoint\" or \"switch\"", kind.dump()));
@@ -133,16 +133,25 @@ auto& curve_named(Curves& curves, std::string_view name) {
   return curves.gamma_seconds_per_byte;
 }
 
-FootprintCurve curve_from_json(const nlohmann::json& value, const std::string& where) {
+// The range of a curve's values: what the curve replaces.
+const io::NumberRange& curve_value_range(std::string_view name) {
+  if (name == "link_bandwidth") return ranges::bandwidth;
+  if (name == "switch_capacity") return ranges::capacity;
+  if (name == "link_bandwidth_factor") return ranges::bandwidth_factor;
+  if (name == "copy_cost_ratio") return ranges::copy_cost_ratio;
+  return ranges::gamma_seconds_per_byte;
+}
+
+FootprintCurve curve_from_json(const nlohmann::json& value, const std::string& where, std::string_view name) {
   if (!value.is_array() || value.empty())
     fail(where, "expected a non-empty array of {\"footprint_bytes\": F, \"value\": V} points");
   std::vector<CurvePoint> points;
   for (std::size_t i = 0; i < value.size(); ++i) {
     const std::string point_where = fmt::format("{}[{}]", where, i);
     require_object(value[i], point_where, {"footprint_bytes", "value"});
-    for (const char* key : {"footprint_bytes", "value"})
-      if (!field(value[i], key, point_where).is_number()) fail(point_where + "." + key, "expected a number");
-    points.push_back({value[i].at("footprint_bytes").get<double>(), value[i].at("value").get<double>()});
+    points.push_back({ranged_number(field(value[i], "footprint_bytes", point_where), point_where + ".footprint_bytes",
+                                    ranges::footprint_bytes),
+                      ranged_number(field(value[i], "value", point_where), point_where + ".value", curve_value_range(name))});
   }
   try {
     return FootprintCurve(std::move(points));
@@ -156,7 +165,7 @@ FootprintCurves curves_from_json(const nlohmann::json& value) {
                  {"link_bandwidth", "switch_capacity", "gamma_seconds_per_byte", "link_bandwidth_factor", "copy_cost_ratio"});
   FootprintCurves curves;
   for (const char* name : curve_names)
-    if (value.contains(name)) curve_named(curves, name) = curve_from_json(value.at(name), fmt::format("footprint_curves.{}", name));
+    if (value.contains(name)) curve_named(curves, name) = curve_from_json(value.at(name), fmt::format("footprint_curves.{}", name), name);
   return curves;
 }
 
@@ -186,19 +195,17 @@ CpuSharing cpu_sharing_from_json(const nlohmann::json& value) {
   }
   for (const char* key : {"written_share", "waiting_rank_cost"}) {
     const nlohmann::json& number = field(value, key, "cpu_sharing");
-    if (!number.is_number()) fail(fmt::format("cpu_sharing.{}", key), fmt::format("is {}; expected a number", number.dump()));
-    (std::string_view(key) == "written_share" ? sharing.written_share : sharing.waiting_rank_cost) = number.get<double>();
+    const bool share = std::string_view(key) == "written_share";
+    (share ? sharing.written_share : sharing.waiting_rank_cost) =
+        ranged_number(number, fmt::format("cpu_sharing.{}", key), share ? io::NumberRange{0, 1, "", true} : io::NumberRange{0, 1});
   }
   return sharing;
 }
 
-// An optional top-level number, finite and >= 0; the error names the field and what it expects.
-std::optional<double> optional_non_negative(const nlohmann::json& document, const char* field, const char* expected) {
+// An optional top-level number within `range`.
+std::optional<double> optional_number(const nlohmann::json& document, const char* field, const io::NumberRange& range) {
   if (!document.contains(field)) return std::nullopt;
-  const nlohmann::json& value = document.at(field);
-  if (!value.is_number() || !std::isfinite(value.get<double>()) || value.get<double>() < 0)
-    fail(field, fmt::format("is {}; expected {}", value.dump(), expected));
-  return value.get<double>();
+  return ranged_number(document.at(field), field, range);
 }
 
 }  // namespace
@@ -281,7 +288,7 @@ Topology topology_from_json(const nlohmann::json& document) {
   std::string name = "custom";
   if (document.contains("name")) {
     if (!document.at("name").is_string()) fail("name", "expected a string");
-    name = document.at("name").get<std::string>();
+    name = io::printable(document.at("name").get<std::string>());  // escaped: it is printed
   }
   bool endpoints_forward = false;
   if (document.contains("endpoints_forward")) {
@@ -302,18 +309,18 @@ Topology topology_from_json(const nlohmann::json& document) {
     fail("links", fmt::format("has {} entries; the limit is {}", links.size(), max_topology_links));
   Topology topology(std::move(name));
   topology.set_endpoints_forward(endpoints_forward);
-  if (const std::optional<double> gamma =
-          optional_non_negative(document, "gamma_seconds_per_byte", "a number of seconds per byte >= 0, e.g. 1e-10"))
+  if (const std::optional<double> gamma = optional_number(document, "gamma_seconds_per_byte", ranges::gamma_seconds_per_byte))
     topology.set_gamma_seconds_per_byte(*gamma);
-  if (const std::optional<double> ratio = optional_non_negative(
-          document, "copy_cost_ratio", "a number >= 0 (copying a byte over reducing one, e.g. 0.7)"))
+  if (const std::optional<double> ratio = optional_number(document, "copy_cost_ratio", ranges::copy_cost_ratio))
     topology.set_copy_cost_ratio(*ratio);
   if (document.contains("receive_fragment_bytes")) {
-    const nlohmann::json& value = document.at("receive_fragment_bytes");
-    if (!value.is_number_integer() || value.get<std::int64_t>() < 1)
-      fail("receive_fragment_bytes",
-           fmt::format("is {}; expected a whole number of bytes >= 1 (e.g. 131072, the transport's slot)", value.dump()));
-    topology.set_receive_fragment_bytes(value.get<std::int64_t>());
+    try {
+      topology.set_receive_fragment_bytes(io::check_json_integer(document.at("receive_fragment_bytes"),
+                                                                 "receive_fragment_bytes", 1,
+                                                                 ranges::max_receive_fragment_bytes, "bytes"));
+    } catch (const std::invalid_argument& error) {
+      throw std::invalid_argument(fmt::format("topology JSON: {} (e.g. 131072, the transport's slot)", error.what()));
+    }
   }
   topology.reserve(static_cast<std::int64_t>(nodes.size()), static_cast<std::int64_t>(links.size()));
   for (std::size_t i = 0; i < nodes.size(); ++i) add_node_from_json(topology, nodes[i], i);
@@ -343,20 +350,7 @@ Topology topology_from_json(const nlohmann::json& document) {
 }
 
 nlohmann::json read_json_file(const std::string& path, const std::string& what) {
-  std::error_code error_code;
-  const std::uintmax_t bytes = std::filesystem::file_size(path, error_code);
-  if (error_code) throw std::invalid_argument(fmt::format("cannot read {} '{}': {}", what, path, error_code.message()));
-  if (bytes > max_file_bytes)
-    throw std::invalid_argument(fmt::format("{} '{}' has {} bytes; the limit is {} (512 MiB)", what, path, bytes, max_file_bytes));
-  std::ifstream file(path);
-  if (!file) throw std::invalid_argument(fmt::format("cannot open {} '{}'", what, path));
-  nlohmann::json document;
-  try {
-    file >> document;
-  } catch (const nlohmann::json::parse_error& error) {
-    throw std::invalid_argument(fmt::format("{} '{}' is not valid JSON: {}", what, path, error.what()));
-  }
-  return document;
+  return io::read_json_input(path, what);
 }
 
 Topology read_topology_file(const std::string& path) {
@@ -364,15 +358,17 @@ Topology read_topology_file(const std::string& path) {
   try {
     return topology_from_json(document);
   } catch (const std::invalid_argument& error) {
-    throw std::invalid_argument(fmt::format("{}: {}", path, error.what()));
+    throw std::invalid_argument(fmt::format("{}: {}", io::printable(path), error.what()));
   }
 }
 
 Topology load_topology(const std::string& preset_or_file) {
+  // Anything at that path (a directory, a FIFO, a device too) is read as a file, so that it is
+  // refused by its kind rather than parsed as a preset.
   std::error_code error_code;
-  if (std::filesystem::is_regular_file(preset_or_file, error_code)) return read_topology_file(preset_or_file);
-  if (preset_or_file.find('/') != std::string::npos || preset_or_file.ends_with(".json"))
-    throw std::invalid_argument(fmt::format("topology file '{}' does not exist", preset_or_file));
+  const bool exists = std::filesystem::status(preset_or_file, error_code).type() != std::filesystem::file_type::not_found;
+  if ((exists && !error_code) || preset_or_file.find('/') != std::string::npos || preset_or_file.ends_with(".json"))
+    return read_topology_file(preset_or_file);
   return make_preset_topology(preset_or_file);
 }
 

@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "json_input.hpp"
+
 namespace ringlab::training {
 
 ComputeProfile profile_from_throughput(const Workload& workload, double tflops) {
@@ -93,14 +95,7 @@ ComputeProfile profile_from_json(const nlohmann::json& document, const Workload&
 }
 
 ComputeProfile read_profile_file(const std::string& path, const Workload& workload) {
-  std::ifstream in(path);
-  if (!in) throw std::invalid_argument(fmt::format("cannot read profile '{}'; check the path", path));
-  nlohmann::json document;
-  try {
-    document = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& error) {
-    throw std::invalid_argument(fmt::format("{}: not valid JSON ({})", path, error.what()));
-  }
+  const nlohmann::json document = io::read_json_input(path, "profile");
   return profile_from_json(document, workload, path);
 }
 
