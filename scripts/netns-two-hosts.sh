@@ -83,8 +83,8 @@ before_a=$(tx_bytes "$ns_a" "$veth_a") before_b=$(tx_bytes "$ns_b" "$veth_b")
 status=0
 # mpiexec itself runs in host A under A's hostname, like the ranks Hydra starts there.
 # The whole launch is bounded (--time-limit, default 300 s, then SIGKILL 5 s later): MPI_Finalize
-# is outside ringlab's --timeout, and with 2 ranks per host on 2 busy cores UCX's TCP transport
-# was seen to hang in it (3 of 6 runs on 2026-12-03; never with one rank per host).
+# is outside ringlab's --timeout, and UCX's TCP transport was seen to hang in it (2 ranks per host
+# on 2 busy cores: 3 of 6 runs on 2026-12-03; one rank per host, idle: 2 of 10 on 2026-12-06).
 timeout -k 5 "$time_limit" ip netns exec "$ns_a" unshare --uts bash -c 'hostname host-a && exec "$@"' _ \
   "$mpiexec_binary" -hosts "$ip_a,$ip_b" -ppn "$ppn" -n $((2 * ppn)) -launcher ssh -launcher-exec "$work/launch" \
   -genv UCX_TLS tcp,self -genv UCX_NET_DEVICES all "$@" 2>&1 | tee "$work/output" || status=${PIPESTATUS[0]}

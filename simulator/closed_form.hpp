@@ -30,6 +30,7 @@
 #include "compact_schedule.hpp"
 #include "datatype.hpp"
 #include "job_footprint.hpp"
+#include "physical_ranges.hpp"
 #include "route_costs.hpp"
 #include "schedule.hpp"
 #include "topology.hpp"
@@ -42,8 +43,10 @@ inline constexpr double default_gamma_seconds_per_byte = 1e-10;
 
 // The gamma to price with: the one given (--gamma), else the topology's (a calibrated topology
 // carries one), else default_gamma_seconds_per_byte.
+// A given gamma must lie in the topology format's range (physical_ranges.hpp), or predictions could
+// overflow to inf.
 inline double choose_gamma(const Topology& topology, std::optional<double> given) {
-  if (given) return *given;
+  if (given) return io::check_number(*given, "--gamma", ranges::gamma_seconds_per_byte);
   return topology.gamma_seconds_per_byte().value_or(default_gamma_seconds_per_byte);
 }
 

@@ -113,3 +113,12 @@ add_test(NAME cli.values_escaped_report_algorithm COMMAND ${CMAKE_CURRENT_SOURCE
                                                           ${rl} compare ${values_dir}/bench_escape_algorithm.json --topology switch:2)
 list(APPEND values_tests cli.values_escaped_node_name cli.values_escaped_report_algorithm)
 set_tests_properties(${values_tests} PROPERTIES TIMEOUT 60)
+# --gamma within the topology format's range (it printed a 300-digit time, and inf with --workload);
+# a preset's derived links (host-shm shares bw among the processes, a fat-tree's uplink carries
+# leaf_ports x nic_bw) within the physical ranges too.
+add_test(NAME cli.values_gamma_huge COMMAND ${expect_failure} "--gamma: 1e\\+308 is outside \\[0, 0.001\\] s/B"
+         $<TARGET_FILE:ringlab> simulate --topology switch:2 --gamma 1e308 -b 8 -e 8)
+add_test(NAME cli.values_preset_derived_link COMMAND ${expect_failure}
+         "topology preset 'host-shm:1000,cores=1,bw=1e3,lat=10': the link .* gets a bandwidth of 1 B/s from the parameters: 1 is outside \\[1000, 1e\\+15\\] B/s"
+         $<TARGET_FILE:ringlab> topology show host-shm:1000,cores=1,bw=1e3,lat=10)
+set_tests_properties(cli.values_gamma_huge cli.values_preset_derived_link PROPERTIES TIMEOUT 30)

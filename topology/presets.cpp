@@ -179,6 +179,27 @@ std::string describe_presets() {
   return text;
 }
 
+namespace {
+
+// A preset's parameters are checked one by one, but some links are derived from several of them
+// (a fat-tree uplink carries leaf_ports x nic_bw; host-shm shares bw among cores): every link must
+// still lie in the physical ranges, or a prediction could overflow.
+void check_derived_links(const Topology& topology, const std::string& preset) {
+  for (int id = 0; id < topology.num_directed_links(); ++id) {
+    const DirectedLink& link = topology.directed_link(id);
+    const std::string where = fmt::format("topology preset '{}': the link {} -> {}", io::printable(preset),
+                                          io::printable(topology.node(link.from).name), io::printable(topology.node(link.to).name));
+    if (const auto problem = io::number_problem(link.bandwidth, ranges::bandwidth))
+      throw std::invalid_argument(fmt::format("{} gets a bandwidth of {:g} B/s from the parameters: {}; change them", where,
+                                              link.bandwidth, *problem));
+    if (const auto problem = io::number_problem(link.latency, ranges::latency))
+      throw std::invalid_argument(fmt::format("{} gets a latency of {:g} s from the parameters: {}; change them", where,
+                                              link.latency, *problem));
+  }
+}
+
+}  // namespace
+
 Topology make_preset_topology(std::string_view preset) {
   const std::string text = trim(preset);
   std::vector<std::string> pieces;
@@ -213,6 +234,7 @@ Topology make_preset_topology(std::string_view preset) {
   const PresetArguments arguments(catalog[index], text, size, std::move(values));
   Topology topology = builders[index](arguments);
   topology.validate();
+  check_derived_links(topology, text);
   return topology;
 }
 
