@@ -297,6 +297,15 @@ void fit_and_write(const calibration::Measurements& measurements, int cores, int
   context["alpha_max_bytes"] = fit_options.alpha_max_bytes;
   context["beta_min_bytes"] = fit_options.beta_min_bytes;
   nlohmann::json document = to_json(topology);
+  // Written only if it reads back: a fit outside the physical ranges (docs/topology-format.md,
+  // "Ranges") would otherwise be refused only when the file is used.
+  try {
+    topology_from_json(document);
+  } catch (const std::invalid_argument& error) {
+    throw std::invalid_argument(fmt::format("the calibrated topology is not usable: {}; nothing was written to '{}'. "
+                                            "The measurement is off: calibrate again on an idle machine",
+                                            error.what(), arguments.json));
+  }
   document["calibration"] = calibration::calibration_record(measurements, fit, context);
   io::write_json_file(arguments.json, document, 1, arguments.standard_output);
   if (!arguments.quiet && !io::is_standard_output(arguments.json))

@@ -82,7 +82,10 @@ TEST(WorkloadProfile, JsonRoundTripAndFieldErrors) {
   };
   nlohmann::json negative = document;
   negative["layers"][3]["forward_seconds_per_sample"] = -1;
-  EXPECT_EQ(message(negative), "p.json: layers[3].forward_seconds_per_sample is -1; give seconds >= 0");
+  EXPECT_EQ(message(negative), "p.json: layers[3].forward_seconds_per_sample is -1; give seconds in [0, 3600]");
+  nlohmann::json huge = document;
+  huge["layers"][1]["backward_seconds_per_sample"] = 1e300;
+  EXPECT_EQ(message(huge), "p.json: layers[1].backward_seconds_per_sample is 1e+300; give seconds in [0, 3600]");
   nlohmann::json missing = document;
   missing["layers"][2].erase("backward_seconds_per_sample");
   EXPECT_NE(message(missing).find("p.json: layers[2].backward_seconds_per_sample is missing"), std::string::npos);

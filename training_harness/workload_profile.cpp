@@ -56,9 +56,12 @@ double seconds_field(const nlohmann::json& object, const char* key, const std::s
                      const std::string& path) {
   const nlohmann::json& value = field(object, key, where, path);
   if (!value.is_number()) throw std::invalid_argument(fmt::format("{}: {} must be a number of seconds", where, path));
+  // One sample through one layer: an hour is far beyond any device (a 1e300 s layer made every
+  // prediction inf).
+  constexpr double max_seconds = 3600;
   const double seconds = value.get<double>();
-  if (!(seconds >= 0) || !std::isfinite(seconds))
-    throw std::invalid_argument(fmt::format("{}: {} is {}; give seconds >= 0", where, path, seconds));
+  if (!(seconds >= 0) || !(seconds <= max_seconds))
+    throw std::invalid_argument(fmt::format("{}: {} is {}; give seconds in [0, {}]", where, path, seconds, max_seconds));
   return seconds;
 }
 
