@@ -5,10 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <stdexcept>
-#include <utility>
 
 namespace ringlab::cli {
 
@@ -26,36 +23,25 @@ std::string time_limit_message(const std::string& command, double seconds) {
                      command, seconds, seconds);
 }
 
-TimeLimit::TimeLimit(std::string command, double seconds) : command_(std::move(command)), seconds_(seconds) {
+namespace {
+
+double checked_seconds(double seconds) {
   if (!std::isfinite(seconds) || seconds <= 0)
     throw std::invalid_argument(
         fmt::format("--time-limit {} is not a budget: give a finite number of seconds > 0 (default {:g})", seconds,
                     default_time_limit_seconds));
-  watchdog_ = std::thread([this] { watch(); });
+  return seconds;
 }
 
-TimeLimit::~TimeLimit() {
-  {
-    const std::lock_guard lock(mutex_);
-    stopped_ = true;
-  }
-  stop_signal_.notify_all();
-  watchdog_.join();
+Clock::time_point deadline_after(double seconds) {
+  return Clock::now() +
+         std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(std::min(seconds, 1e9)));
 }
 
-std::unique_lock<std::mutex> TimeLimit::hold_while_writing() { return std::unique_lock(mutex_); }
+}  // namespace
 
-void TimeLimit::watch() {
-  const auto deadline = std::chrono::steady_clock::now() +
-                        std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                            std::chrono::duration<double>(std::min(seconds_, 1e9)));
-  std::unique_lock lock(mutex_);
-  if (stop_signal_.wait_until(lock, deadline, [this] { return stopped_; })) return;
-  // The lock stays held: no file write can start (or is in progress) from here to the exit.
-  std::fflush(stdout);
-  std::fprintf(stderr, "ringlab: error: %s\n", time_limit_message(command_, seconds_).c_str());
-  std::fflush(stderr);
-  std::_Exit(2);
-}
+TimeLimit::TimeLimit(const std::string& command, double seconds)
+    : deadline_(deadline_after(checked_seconds(seconds)),
+                fmt::format("ringlab: error: {}", time_limit_message(command, seconds)), 2) {}
 
 }  // namespace ringlab::cli

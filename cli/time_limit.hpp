@@ -13,10 +13,10 @@
 
 #include <CLI/CLI.hpp>
 
-#include <condition_variable>
 #include <mutex>
 #include <string>
-#include <thread>
+
+#include "process_deadline.hpp"
 
 namespace ringlab::cli {
 
@@ -28,26 +28,17 @@ void add_time_limit_option(CLI::App& command, double& seconds);
 // The message printed when `command` ran past `seconds`.
 std::string time_limit_message(const std::string& command, double seconds);
 
+// The budget as a ProcessDeadline (status 2), stopped when this ends.
 class TimeLimit {
  public:
   // Throws std::invalid_argument unless `seconds` is finite and > 0; then starts the watchdog.
-  TimeLimit(std::string command, double seconds);
-  ~TimeLimit();  // stops the watchdog
-  TimeLimit(const TimeLimit&) = delete;
-  TimeLimit& operator=(const TimeLimit&) = delete;
+  TimeLimit(const std::string& command, double seconds);
 
   // While the returned lock lives the watchdog cannot end the process (hold it around a file write).
-  [[nodiscard]] std::unique_lock<std::mutex> hold_while_writing();
+  [[nodiscard]] std::unique_lock<std::mutex> hold_while_writing() { return deadline_.hold(); }
 
  private:
-  void watch();
-
-  std::string command_;
-  double seconds_;
-  std::mutex mutex_;
-  std::condition_variable stop_signal_;
-  bool stopped_ = false;
-  std::thread watchdog_;
+  ProcessDeadline deadline_;
 };
 
 }  // namespace ringlab::cli

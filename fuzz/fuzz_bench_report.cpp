@@ -10,12 +10,13 @@
 #include <cstdint>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 
 #include "compare.hpp"
-#include "json_input.hpp"
+#include "fuzz_json_input.hpp"
 
 namespace {
 
@@ -32,12 +33,9 @@ bool printable(const std::string& text) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  nlohmann::json document;
-  try {
-    document = ringlab::io::parse_json_text(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz input");
-  } catch (const std::invalid_argument&) {
-    return 0;
-  }
+  const std::optional<nlohmann::json> parsed = ringlab::fuzz::parse_fuzz_json(data, size);
+  if (!parsed) return 0;
+  const nlohmann::json& document = *parsed;
   ringlab::simulator::MeasuredReport report;
   try {
     report = ringlab::simulator::measured_report_from_json(document, "fuzz-input.json");

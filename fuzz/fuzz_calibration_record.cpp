@@ -10,11 +10,12 @@
 #include <cstdint>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <stdexcept>
 #include <string_view>
 
 #include "calibration_record.hpp"
-#include "json_input.hpp"
+#include "fuzz_json_input.hpp"
 
 namespace {
 
@@ -46,12 +47,9 @@ void check_accepted(const nlohmann::json& record, const ringlab::calibration::Re
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  nlohmann::json document;
-  try {
-    document = ringlab::io::parse_json_text(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz input");
-  } catch (const std::invalid_argument&) {
-    return 0;
-  }
+  const std::optional<nlohmann::json> parsed = ringlab::fuzz::parse_fuzz_json(data, size);
+  if (!parsed) return 0;
+  const nlohmann::json& document = *parsed;
   const nlohmann::json& record =
       document.is_object() && document.contains("calibration") ? document.at("calibration") : document;
   try {

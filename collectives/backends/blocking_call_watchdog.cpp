@@ -5,7 +5,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <utility>
 
 namespace ringlab {
 
@@ -54,28 +53,10 @@ void BlockingCallWatchdog::watch() {
   }
 }
 
-SetupCallGuard::SetupCallGuard(int rank, Clock::time_point deadline, std::string message)
-    : rank_(rank), deadline_(deadline), message_(std::move(message)), thread_([this] { watch(); }) {}
-
-SetupCallGuard::~SetupCallGuard() {
-  {
-    const std::lock_guard lock(mutex_);
-    stop_ = true;
-  }
-  stop_cv_.notify_one();
-  thread_.join();
-}
-
-void SetupCallGuard::watch() {
-  std::unique_lock lock(mutex_);
-  while (!stop_cv_.wait_for(lock, std::chrono::milliseconds(50), [&] { return stop_; })) {
-    if (Clock::now() < deadline_) continue;
-    fmt::print(stderr, "ringlab: rank {}: {}; ending this process so that the launcher ends the job\n",
-               rank_ < 0 ? std::string("?") : std::to_string(rank_), message_);
-    std::fflush(stdout);
-    std::fflush(stderr);
-    std::_Exit(1);
-  }
-}
+SetupCallGuard::SetupCallGuard(int rank, Clock::time_point deadline, const std::string& message)
+    : deadline_(deadline,
+                fmt::format("ringlab: rank {}: {}; ending this process so that the launcher ends the job",
+                            rank < 0 ? std::string("?") : std::to_string(rank), message),
+                1) {}
 
 }  // namespace ringlab

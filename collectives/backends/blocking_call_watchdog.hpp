@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "communicator.hpp"
+#include "process_deadline.hpp"
 
 namespace ringlab {
 
@@ -54,27 +55,16 @@ class BlockingCallWatchdog {
 };
 
 // The same for one blocking call of the set-up that has no nonblocking form (MPI_Init_thread,
-// MPI_Comm_split_type): while alive, a thread checks every 50 ms and, at `deadline`, prints
-// "ringlab: rank R: <message>; ending this process so that the launcher ends the job" and ends the
-// process with status 1. Costs a thread per guard, so only for set-up, never on a timed path.
+// MPI_Comm_split_type): while alive, at `deadline` it prints "ringlab: rank R: <message>; ending
+// this process so that the launcher ends the job" and ends the process with status 1
+// (a ProcessDeadline). Costs a thread per guard, so only for set-up, never on a timed path.
 class SetupCallGuard {
  public:
   // `rank` is printed as given (-1: "?", before MPI knows it).
-  SetupCallGuard(int rank, Clock::time_point deadline, std::string message);
-  ~SetupCallGuard();
-  SetupCallGuard(const SetupCallGuard&) = delete;
-  SetupCallGuard& operator=(const SetupCallGuard&) = delete;
+  SetupCallGuard(int rank, Clock::time_point deadline, const std::string& message);
 
  private:
-  void watch();
-
-  int rank_;
-  Clock::time_point deadline_;
-  std::string message_;
-  std::mutex mutex_;
-  std::condition_variable stop_cv_;
-  bool stop_ = false;
-  std::thread thread_;
+  ProcessDeadline deadline_;
 };
 
 }  // namespace ringlab

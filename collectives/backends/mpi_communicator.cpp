@@ -5,17 +5,15 @@
 
 #include <algorithm>
 #include <chrono>
-#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
-#include <mutex>
 #include <optional>
 #include <stdexcept>
-#include <thread>
 #include <utility>
 
 #include "mpi_registered_buffer.hpp"
 #include "mpi_setup_wait.hpp"
+#include "process_deadline.hpp"
 #include "reduce.hpp"
 
 namespace ringlab {
@@ -248,27 +246,14 @@ MpiEnvironment::~MpiEnvironment() {
   // (UCX's TCP transport, two ranks per host on two busy cores; docs/reliability.md): a guard
   // thread ends the process if it has not returned within finalize_time_limit, so that the
   // launcher ends the job with a message instead of waiting for ever.
-  std::mutex mutex;
-  std::condition_variable finished_cv;
-  bool finished = false;
   int rank = -1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  std::thread guard([&] {
-    std::unique_lock lock(mutex);
-    if (finished_cv.wait_for(lock, finalize_time_limit, [&] { return finished; })) return;
-    fmt::print(stderr, "ringlab: rank {}: MPI_Finalize did not return within {} s (a hang inside the MPI library); "
-               "ending this process so that the launcher ends the job\n", rank, finalize_time_limit.count());
-    std::fflush(stdout);
-    std::fflush(stderr);
-    std::_Exit(1);
-  });
+  const ProcessDeadline guard(Clock::now() + finalize_time_limit,
+                              fmt::format("ringlab: rank {}: MPI_Finalize did not return within {} s (a hang inside "
+                                          "the MPI library); ending this process so that the launcher ends the job",
+                                          rank, finalize_time_limit.count()),
+                              1);
   MPI_Finalize();
-  {
-    const std::lock_guard lock(mutex);
-    finished = true;
-  }
-  finished_cv.notify_one();
-  guard.join();
 }
 
 MpiWorldErrorsReturn::MpiWorldErrorsReturn() {
