@@ -179,6 +179,7 @@ int run_bench(Communicator& comm, const BenchArguments& arguments, const bench::
   });
   run.rank_cpus = bench::cpu_lists(rank_cpus);
   run.placement = bench::describe_placement(rank_cpus);
+  if (leader) run.verdict = bench::judge_placement(rank_cpus);
   run.machine.memcpy_gbps = during_setup("the memcpy measurement, ranks other than 0 waiting for it", timeout,
                                          [&] { return measure_memcpy_alone(comm, options); });
   bench::SweepBuffers buffers = during_setup("allocating the buffers (registering them with -R 1)", timeout,

@@ -79,6 +79,9 @@ class Report:
         data, config = self.data, self.config
         text = (f"{data['kind']}: backend {config['backend']}, N={self.nranks}, {config['datatype']}, "
                 f"op {config['op']}, {self.placement}, host {data['machine']['hostname']}")
+        if config.get("oversubscribed"):  # bench's placement check: no bandwidth claim from such a run
+            text += (f"\nOVERSUBSCRIBED: {config.get('ranks_per_host')} ranks on {config.get('usable_cores')} cores: "
+                     "correctness and latency ordering only, not bandwidth")
         return text + (" (partial)" if not data["complete"] else "")
 
 

@@ -1,26 +1,62 @@
 #!/usr/bin/env bash
-# The default all-reduce sweep: mpi backend, N = 2, 4 and 8 ranks, 8 B .. 64 MiB by factor 2,
-# every algorithm and MPI_Allreduce, float32 sum. Writes OUTDIR/mpi-nN.json, OUTDIR/mpi-nN.txt
-# (the table), OUTDIR/plots/ and OUTDIR/goals.md (issue 3's goal tables, computed from the
-# reports). Sizes up to 4 KiB get SMALL_ITERS timed calls (default 30): they take microseconds, and
-# with 8 ranks on 2 cores a handful of calls is all scheduler noise.
-# Usage: scripts/sweep.sh OUTDIR [ITERS] [WARMUP] [SMALL_ITERS]
+# The default all-reduce sweep (mpi backend, 8 B .. 64 MiB by factor 2, every algorithm and
+# MPI_Allreduce, float32 sum, checked), in two kinds of run:
+#   - performance: N ranks bound to a core each (mpiexec -bind-to core) where the machine has N
+#     usable cores (N = 2 on a 2-core machine), each size timed until its median's 95 % interval is
+#     within 5 % (--converge 0.05,MAX_SECONDS): OUTDIR/mpi-nN-bound.{json,txt}, OUTDIR/plots/, and
+#     OUTDIR/speedup-vs-mpi.md (ring and interval_paired over MPI_Allreduce with intervals,
+#     plotting/goal_tables.py). Only these runs give bandwidths and ratios.
+#   - correctness and latency ordering: the N of 2, 4, 8 that exceed the usable cores, unbound and
+#     oversubscribed, a few calls each: OUTDIR/mpi-nN-oversubscribed.{json,txt},
+#     OUTDIR/plots-oversubscribed/; their headers, reports and plot titles say "oversubscribed".
+# Usage: scripts/sweep.sh OUTDIR [MAX_SECONDS] [ITERS] [SMALL_ITERS]
+#   MAX_SECONDS: the most time --converge spends on one (size, algorithm, placement) (default 1)
+#   ITERS / SMALL_ITERS: timed calls of the oversubscribed runs (default 3 / 30 for sizes <= 4 KiB)
+# PYTHON (default python3) runs the plotting scripts; it needs pandas, matplotlib and jsonschema.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-outdir=${1:?usage: scripts/sweep.sh OUTDIR [ITERS] [WARMUP] [SMALL_ITERS]}
-iters=${2:-5}
-warmup=${3:-1}
+outdir=${1:?usage: scripts/sweep.sh OUTDIR [MAX_SECONDS] [ITERS] [SMALL_ITERS]}
+max_seconds=${2:-1}
+iters=${3:-3}
 small_iters=${4:-30}
+python=${PYTHON:-python3}
 ringlab=build/release/cli/ringlab
+cores=$(nproc)  # the CPUs this shell, and so mpiexec's ranks, may use
+
+if ! "$python" -c 'import pandas, matplotlib, jsonschema' 2>/dev/null; then
+  echo "sweep.sh: $python cannot import pandas, matplotlib and jsonschema, which the report scripts need;" \
+       "install python3-pandas python3-matplotlib python3-jsonschema, or give PYTHON=/path/to/python3" >&2
+  exit 2
+fi
+# How many calls a performance run times: until converged where ringlab bench has --converge
+# (issue 28's statistics), else a fixed count large enough for a median's interval.
+if "$ringlab" bench --help | grep -q -- '--converge'; then
+  timing=(--converge "0.05,$max_seconds")
+else
+  timing=(-n 50 --iters-small 1000 --small-maxbytes 4K)
+fi
+
 mkdir -p "$outdir"
-reports=()
+performance=()
+oversubscribed=()
 for nranks in 2 4 8; do
-  report="$outdir/mpi-n$nranks.json"
-  mpiexec -n "$nranks" "$ringlab" bench -b 8 -e 64M -f 2 -n "$iters" -w "$warmup" --algo all \
-    --iters-small "$small_iters" --small-maxbytes 4K \
-    --json "$report" --force | tee "$outdir/mpi-n$nranks.txt"
-  reports+=("$report")
+  if ((nranks <= cores)); then
+    report="$outdir/mpi-n$nranks-bound.json"
+    mpiexec -n "$nranks" -bind-to core "$ringlab" bench -b 8 -e 64M -f 2 -w 2 "${timing[@]}" --algo all \
+      --json "$report" --force | tee "${report%.json}.txt"
+    performance+=("$report")
+  else
+    report="$outdir/mpi-n$nranks-oversubscribed.json"
+    mpiexec -n "$nranks" "$ringlab" bench -b 8 -e 64M -f 2 -n "$iters" -w 1 --algo all \
+      --iters-small "$small_iters" --small-maxbytes 4K --json "$report" --force | tee "${report%.json}.txt"
+    oversubscribed+=("$report")
+  fi
 done
-/usr/bin/python3 plotting/validate_report.py "${reports[@]}"
-/usr/bin/python3 plotting/ringlab_plot.py "${reports[@]}" --out "$outdir/plots"
-/usr/bin/python3 plotting/goal_tables.py "${reports[@]}" | tee "$outdir/goals.md"
+"$python" plotting/validate_report.py "${performance[@]}" "${oversubscribed[@]}"
+rm -rf "$outdir/plots" "$outdir/plots-oversubscribed"
+"$python" plotting/ringlab_plot.py "${performance[@]}" --out "$outdir/plots"
+if ((${#oversubscribed[@]})); then
+  "$python" plotting/ringlab_plot.py "${oversubscribed[@]}" --out "$outdir/plots-oversubscribed"
+fi
+"$python" plotting/goal_tables.py "${performance[@]}" "${oversubscribed[@]}" > "$outdir/speedup-vs-mpi.md"
+cat "$outdir/speedup-vs-mpi.md"

@@ -2,22 +2,51 @@
 
 #include <fmt/format.h>
 #include <sched.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <cstring>
+#include <map>
+#include <set>
+#include <tuple>
 
 namespace ringlab::bench {
 
 namespace {
 
 constexpr int placement_tag = 31001;  // above every step tag, below the executor's agreement tags
-constexpr std::size_t message_bytes = 256;
+constexpr std::size_t mask_words = CPU_SETSIZE / 64;
 
+// One rank's CPUs as a bit mask (bit c of word c / 64 is CPU c) and its hostname.
 struct Message {
-  std::int32_t count = 0;
-  std::array<char, message_bytes - sizeof(std::int32_t)> list{};
+  std::array<std::uint64_t, mask_words> mask{};
+  std::array<char, 256> host{};
 };
+
+Message to_message(const RankCpus& cpus) {
+  Message message;
+  for (const int cpu : cpus.cpus)
+    if (cpu >= 0 && cpu < CPU_SETSIZE)
+      message.mask[static_cast<std::size_t>(cpu) / 64] |= std::uint64_t{1} << (static_cast<unsigned>(cpu) % 64);
+  std::memcpy(message.host.data(), cpus.host.data(), std::min(cpus.host.size(), message.host.size() - 1));
+  return message;
+}
+
+RankCpus from_message(const Message& message) {
+  std::vector<int> cpus;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+    if ((message.mask[static_cast<std::size_t>(cpu) / 64] >> (static_cast<unsigned>(cpu) % 64)) & 1U) cpus.push_back(cpu);
+  return {cpu_list(cpus), static_cast<int>(cpus.size()),
+          std::string(message.host.data(), strnlen(message.host.data(), message.host.size())), cpus};
+}
+
+std::string this_host() {
+  std::array<char, 256> host{};
+  if (gethostname(host.data(), host.size() - 1) != 0) return {};
+  return host.data();
+}
 
 }  // namespace
 
@@ -47,18 +76,16 @@ std::string cpu_list(std::vector<int> cpus) {
 RankCpus this_thread_cpus() {
   cpu_set_t set;
   CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof set, &set) != 0) return {};
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return {"", 0, this_host(), {}};
   std::vector<int> cpus;
   for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
     if (CPU_ISSET(cpu, &set)) cpus.push_back(cpu);
-  return {cpu_list(cpus), static_cast<int>(cpus.size())};
+  return {cpu_list(cpus), static_cast<int>(cpus.size()), this_host(), cpus};
 }
 
 std::vector<RankCpus> gather_rank_cpus(Communicator& comm, std::chrono::steady_clock::time_point deadline) {
   const RankCpus own = this_thread_cpus();
-  Message mine;
-  mine.count = own.count;
-  std::memcpy(mine.list.data(), own.list.data(), std::min(own.list.size(), mine.list.size() - 1));
+  Message mine = to_message(own);
   auto bytes = [](Message& message) { return std::as_writable_bytes(std::span(&message, 1)); };
   if (comm.rank() != 0) {
     comm.post_send(bytes(mine), 0, placement_tag)->wait(deadline, "rank placement (sending this rank's CPUs)");
@@ -68,7 +95,7 @@ std::vector<RankCpus> gather_rank_cpus(Communicator& comm, std::chrono::steady_c
   for (int peer = 1; peer < comm.size(); ++peer) {
     Message theirs;
     comm.post_recv(bytes(theirs), peer, placement_tag)->wait(deadline, "rank placement (rank's CPUs)");
-    ranks.push_back({std::string(theirs.list.data(), strnlen(theirs.list.data(), theirs.list.size())), theirs.count});
+    ranks.push_back(from_message(theirs));
   }
   return ranks;
 }
@@ -90,6 +117,64 @@ std::string describe_placement(const std::vector<RankCpus>& ranks) {
   for (std::size_t rank = 0; rank < ranks.size(); ++rank)
     text += fmt::format(" {}:{}", rank, ranks[rank].list.empty() ? "?" : ranks[rank].list);
   return text;
+}
+
+}  // namespace ringlab::bench
+
+namespace ringlab::bench {
+
+PlacementVerdict judge_placement(const std::vector<RankCpus>& ranks) {
+  struct Host {
+    int ranks = 0;
+    std::set<int> usable;
+    bool shared = false;  // two of its ranks may run on one CPU
+  };
+  PlacementVerdict verdict;
+  if (ranks.empty()) return verdict;
+  verdict.known = std::all_of(ranks.begin(), ranks.end(), [](const RankCpus& r) { return !r.cpus.empty(); });
+  std::map<std::string, Host> hosts;
+  for (const RankCpus& rank : ranks) {
+    Host& host = hosts[rank.host];
+    ++host.ranks;
+    for (const int cpu : rank.cpus) host.shared |= !host.usable.insert(cpu).second;
+  }
+  // The most loaded host: the most ranks beyond its cores, then the most ranks, then the first name.
+  auto load = [](const Host& host) {
+    const int cores = static_cast<int>(host.usable.size());
+    return std::make_tuple(host.ranks - cores, host.ranks);
+  };
+  auto worst = hosts.begin();
+  for (auto it = hosts.begin(); it != hosts.end(); ++it)
+    if (load(it->second) > load(worst->second)) worst = it;
+  verdict.host = worst->first;
+  verdict.ranks_per_host = worst->second.ranks;
+  verdict.usable_cores = static_cast<int>(worst->second.usable.size());
+  if (!verdict.known) return verdict;
+  verdict.oversubscribed = std::any_of(hosts.begin(), hosts.end(), [](const auto& entry) {
+    return entry.second.ranks > static_cast<int>(entry.second.usable.size());
+  });
+  verdict.bound = std::none_of(hosts.begin(), hosts.end(), [](const auto& entry) { return entry.second.shared; });
+  verdict.one_core_each =
+      verdict.bound && std::all_of(ranks.begin(), ranks.end(), [](const RankCpus& r) { return r.cpus.size() == 1; });
+  return verdict;
+}
+
+std::string placement_verdict_line(const PlacementVerdict& verdict, int nranks) {
+  const std::string host = verdict.host.empty() ? "this host" : fmt::format("host {}", verdict.host);
+  if (!verdict.known)
+    return fmt::format("placement: {} ranks, the CPUs of some are not known: bind the ranks (mpiexec -bind-to core) "
+                       "before trusting performance figures",
+                       nranks);
+  if (verdict.oversubscribed)
+    return fmt::format("oversubscribed: {} ranks on {} usable cores of {}: correctness and latency ordering only, "
+                       "not bandwidth",
+                       verdict.ranks_per_host, verdict.usable_cores, host);
+  if (verdict.bound)
+    return fmt::format("placement: {} ranks, {} (bound): performance figures valid", nranks,
+                       verdict.one_core_each ? "one core each" : "their own cores each");
+  return fmt::format("placement: {} ranks on {} usable cores of {}, not bound: the OS may put two ranks on one "
+                     "core; bind them (mpiexec -bind-to core) for performance figures",
+                     verdict.ranks_per_host, verdict.usable_cores, host);
 }
 
 }  // namespace ringlab::bench

@@ -40,6 +40,7 @@ void print_header(std::FILE* out, const RunDescription& run, const BenchOptions&
   for (const std::string& gpu : run.machine.gpus) fmt::print(out, "# gpu {}\n", gpu);
   fmt::print(out, "# transport {}\n", run.transport);
   if (!run.placement.empty()) fmt::print(out, "# placement {}\n", run.placement);
+  if (run.verdict) fmt::print(out, "# {}\n", placement_verdict_line(*run.verdict, run.nranks));
   if (!run.buffers.empty()) fmt::print(out, "# buffers {}\n", run.buffers);
   fmt::print(out, "# sizes {}..{} B | type {} | op {} | iters {} warmup {} | check {} | average {} | segment {} B\n",
              options.min_bytes, options.max_bytes, name_of(options.type), name_of(options.op), options.iterations,
@@ -142,6 +143,12 @@ nlohmann::json make_report(const RunDescription& run, const BenchOptions& option
   if (!run.buffers.empty()) report["config"]["buffers"] = run.buffers;
   if (!run.rank_cpus.empty()) report["config"]["rank_cpus"] = run.rank_cpus;
   if (!run.placement.empty()) report["config"]["placement"] = run.placement;
+  if (run.verdict) {
+    report["config"]["oversubscribed"] = run.verdict->oversubscribed;
+    report["config"]["ranks_per_host"] = run.verdict->ranks_per_host;
+    report["config"]["usable_cores"] = run.verdict->usable_cores;
+    report["config"]["bound"] = run.verdict->bound;
+  }
   if (run.model)
     report["config"]["model"] = {{"name", run.model->name},
                                  {"topology", run.model->topology},

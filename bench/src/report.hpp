@@ -10,6 +10,7 @@
 
 #include "bench_options.hpp"
 #include "machine_info.hpp"
+#include "rank_placement.hpp"
 #include "sweep.hpp"
 
 namespace ringlab::bench {
@@ -35,6 +36,9 @@ struct RunDescription {
   // Measured runs: the CPUs each rank may run on (rank_placement.hpp) and that in words.
   std::vector<std::string> rank_cpus;
   std::string placement;
+  // Measured runs: whether the placement is oversubscribed or bound (judge_placement); empty for
+  // predictions. The header's "# oversubscribed:" or "# placement:" line and config's fields.
+  std::optional<PlacementVerdict> verdict = {};
 };
 
 void print_header(std::FILE* out, const RunDescription& run, const BenchOptions& options);
