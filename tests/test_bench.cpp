@@ -114,6 +114,10 @@ TEST(RankPlacement, SaysWhetherRanksAreBoundAndWarnsWhenUnboundRanksShareCpus) {
   const std::string oversubscribed = describe_placement({{"0-1", 2}, {"0-1", 2}, {"0-1", 2}, {"0-1", 2}});
   EXPECT_THAT(oversubscribed, ::testing::StartsWith("not bound: every rank may run on CPUs 0-1; 4 ranks on 2 CPUs"));
   EXPECT_THAT(oversubscribed, ::testing::HasSubstr("mpiexec -bind-to core"));
+  // Two hosts (mpi.two_hosts_netns): equal masks on different hosts are not "not bound"; this line
+  // must agree with the verdict line, which judges per host.
+  EXPECT_EQ(describe_placement({{"0-1", 2, "host-a"}, {"0-1", 2, "host-b"}}), "one rank per host, CPUs per rank: 0:0-1 1:0-1");
+  EXPECT_EQ(describe_placement({{"0-1", 2, "host-a"}, {"0-1", 2, "host-a"}}), "not bound: every rank may run on CPUs 0-1");
 }
 
 TEST(RankPlacement, RankZeroGathersEveryRanksCpus) {

@@ -104,6 +104,17 @@ std::string describe_placement(const std::vector<RankCpus>& ranks) {
   if (ranks.empty()) return {};
   const bool same =
       std::all_of(ranks.begin(), ranks.end(), [&](const RankCpus& r) { return r.list == ranks.front().list; });
+  // Ranks on different hosts never share a CPU: masks only compare within a host (an unknown host
+  // counts as one shared host).
+  std::set<std::string> hosts;
+  for (const RankCpus& r : ranks) hosts.insert(r.host);
+  const bool one_rank_per_host = hosts.size() == ranks.size() && !hosts.contains("");
+  if (one_rank_per_host && ranks.size() > 1) {
+    std::string text = "one rank per host, CPUs per rank:";
+    for (std::size_t rank = 0; rank < ranks.size(); ++rank)
+      text += fmt::format(" {}:{}", rank, ranks[rank].list.empty() ? "?" : ranks[rank].list);
+    return text;
+  }
   if (same && ranks.size() > 1 && ranks.front().count > 1) {
     std::string text = fmt::format("not bound: every rank may run on CPUs {}", ranks.front().list);
     if (static_cast<int>(ranks.size()) > ranks.front().count)
