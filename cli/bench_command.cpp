@@ -12,10 +12,14 @@
 
 #include "backends/threads_communicator.hpp"
 #include "bench_options.hpp"
+#include "csv_format.hpp"
 #include "machine_info.hpp"
+#include "nccl_tests_format.hpp"
+#include "nccl_tests_json.hpp"
 #include "rank_placement.hpp"
 #include "report.hpp"
 #include "sweep.hpp"
+#include "type_op_sweep.hpp"
 #include "cli_util.hpp"
 #include "commands.hpp"
 #include "execute.hpp"
@@ -53,6 +57,15 @@ struct BenchArguments {
   int gpu_buffers = 0;    // mpi: 1 = collective buffers on the GPU
   double timeout_seconds = default_timeout_seconds;
   std::string command_line;
+  std::string format = "ringlab";  // the table on standard output: ringlab | nccl-tests
+  std::string nccl_json;           // -J: nccl-tests' JSON document
+  std::string csv;                 // --csv: one row per result
+};
+
+// One (type, op) of the run (-d all / -o all give several): its options and sizes.
+struct BenchCase {
+  bench::BenchOptions options;
+  std::vector<bench::SweepSize> sizes;
 };
 
 // One progress line on stderr, only when stderr is a terminal and --quiet is not given.
@@ -77,9 +90,11 @@ class ProgressLine {
   Clock::time_point start_;
 };
 
-bench::BenchOptions to_options(const BenchArguments& arguments, const std::string& backend) {
+bench::BenchOptions to_options(const BenchArguments& arguments, const std::string& backend, DataType type, ReduceOp op) {
   bench::BenchOptions options;
-  apply_sweep_arguments(arguments.sweep, options);
+  SweepArguments sweep = arguments.sweep;  // -d may be "all": each case's type is set by the caller
+  sweep.type = std::string(name_of(type));
+  apply_sweep_arguments(sweep, options);
   if (arguments.iterations < 1) throw std::invalid_argument("-n/--iters must be at least 1");
   if (arguments.small_iterations < 0) throw std::invalid_argument("--iters-small must not be negative (0: use -n)");
   if (arguments.warmup < 0) throw std::invalid_argument("-w/--warmup_iters must not be negative");
@@ -104,7 +119,7 @@ bench::BenchOptions to_options(const BenchArguments& arguments, const std::strin
   options.small_max_bytes = parse_size(arguments.small_max_bytes);
   options.warmup_iterations = arguments.warmup;
   options.check = arguments.check == 1;
-  options.op = parse_reduce_op(arguments.op);
+  options.op = op;
   options.average = static_cast<bench::Average>(arguments.average);
   options.segment_bytes = static_cast<std::size_t>(segment_bytes);
   options.register_buffers = arguments.local_register == 1;
@@ -155,9 +170,24 @@ double measure_memcpy_alone(Communicator& comm, const bench::BenchOptions& optio
   return gbps;
 }
 
-int run_bench(Communicator& comm, const BenchArguments& arguments, const bench::BenchOptions& options,
-              const std::vector<bench::SweepSize>& sizes, std::vector<std::string> notes, const std::string& backend,
+// Writes -J and --csv from the finished report (rank 0), saying where unless they go to standard output.
+void write_other_formats(const BenchArguments& arguments, const nlohmann::json& report, int standard_output) {
+  if (!arguments.nccl_json.empty()) {
+    const std::string end_time = bench::nccl_tests_time(bench::utc_timestamp());
+    io::write_json_file(arguments.nccl_json, bench::make_nccl_tests_json(report, {end_time}), 1, standard_output);
+    if (!io::is_standard_output(arguments.nccl_json))
+      fmt::print("# nccl-tests JSON written to {}\n", arguments.nccl_json);
+  }
+  if (!arguments.csv.empty()) {
+    io::write_output_file(arguments.csv, bench::report_csv(report), standard_output);
+    if (!io::is_standard_output(arguments.csv)) fmt::print("# CSV written to {}\n", arguments.csv);
+  }
+}
+
+int run_bench(Communicator& comm, const BenchArguments& arguments, const std::vector<BenchCase>& cases,
+              const bench::TypeOpList& type_ops, std::vector<std::string> notes, const std::string& backend,
               int standard_output) {
+  const bench::BenchOptions& options = cases.front().options;
   const double timeout = options.timeout_seconds;
   during_setup("configuration agreement check of the bench options", timeout, [&] {
     check_ranks_agree(comm, bench::describe(options), timeout_from_seconds(timeout), "the bench options");
@@ -182,34 +212,62 @@ int run_bench(Communicator& comm, const BenchArguments& arguments, const bench::
   if (leader) run.verdict = bench::judge_placement(rank_cpus);
   run.machine.memcpy_gbps = during_setup("the memcpy measurement, ranks other than 0 waiting for it", timeout,
                                          [&] { return measure_memcpy_alone(comm, options); });
-  bench::SweepBuffers buffers = during_setup("allocating the buffers (registering them with -R 1)", timeout,
-                                             [&] { return bench::allocate_sweep_buffers(comm, options, sizes); });
+  // Buffers for the largest size of any case (sizes are rounded down to each type's element size).
+  const BenchCase& largest = *std::max_element(cases.begin(), cases.end(), [](const BenchCase& a, const BenchCase& b) {
+    return a.sizes.back().bytes < b.sizes.back().bytes;
+  });
+  bench::SweepBuffers buffers = during_setup("allocating the buffers (registering them with -R 1)", timeout, [&] {
+    return bench::allocate_sweep_buffers(comm, largest.options, largest.sizes);
+  });
   run.buffers = buffers.description();
-  if (leader && !options.quiet) bench::print_header(stdout, run, options);
+  const bool nccl_tests_table = arguments.format == "nccl-tests";
+  const bool print_table = leader && !options.quiet;
+  if (print_table && nccl_tests_table) {
+    fmt::print("{}", bench::nccl_tests_preamble(bench::merge_type_op_reports({bench::make_report(run, options, {}, false)}, type_ops)));
+    std::fflush(stdout);
+  } else if (print_table) {
+    bench::print_header(stdout, run, options);
+  }
   ProgressLine progress(leader && !options.quiet && isatty(STDERR_FILENO) == 1);
   const bool write_json = leader && !arguments.sweep.json.empty();
   const bool json_to_file = !io::is_standard_output(arguments.sweep.json);
-  std::vector<bench::ResultRow> measured;  // rank 0: every size measured so far
-  const auto rows = bench::run_sweep(
-      comm, options, sizes, buffers,
-      [&](const std::vector<bench::ResultRow>& size_rows) {
-        progress.clear();
-        if (leader && !options.quiet) bench::print_size_rows(stdout, size_rows, options);
-        // Nothing lost: after each size the report holds everything measured so far, marked
-        // incomplete, replaced atomically, so a crash leaves a whole file, never a torn one.
-        if (!write_json || !json_to_file) return;
-        measured.insert(measured.end(), size_rows.begin(), size_rows.end());
-        io::write_json_file(arguments.sweep.json, bench::make_report(run, options, measured, false));
-      },
-      [&](const bench::SweepProgress& step) { progress.show(step); });
-  progress.clear();
+  std::vector<nlohmann::json> finished;   // rank 0: the report of each (type, op) measured
+  std::vector<bench::ResultRow> all_rows;  // rank 0: every row of every case
+  for (const BenchCase& bench_case : cases) {
+    std::vector<bench::ResultRow> measured;  // rank 0: every size of this case measured so far
+    const auto rows = bench::run_sweep(
+        comm, bench_case.options, bench_case.sizes, buffers,
+        [&](const std::vector<bench::ResultRow>& size_rows) {
+          progress.clear();
+          // The nccl-tests tables are one per algorithm, so they come when every size is measured.
+          if (print_table && !nccl_tests_table) bench::print_size_rows(stdout, size_rows, bench_case.options);
+          // Nothing lost: after each size the report holds everything measured so far, marked
+          // incomplete, replaced atomically, so a crash leaves a whole file, never a torn one.
+          if (!write_json || !json_to_file) return;
+          measured.insert(measured.end(), size_rows.begin(), size_rows.end());
+          std::vector<nlohmann::json> parts = finished;
+          parts.push_back(bench::make_report(run, bench_case.options, measured, false));
+          io::write_json_file(arguments.sweep.json, bench::merge_type_op_reports(parts, type_ops));
+        },
+        [&](const bench::SweepProgress& step) { progress.show(step); });
+    progress.clear();
+    if (!leader) continue;
+    finished.push_back(bench::make_report(run, bench_case.options, rows, true));
+    all_rows.insert(all_rows.end(), rows.begin(), rows.end());
+  }
   if (!leader) return 0;
-  bench::print_footer(stdout, rows, options);
+  const nlohmann::json report = bench::merge_type_op_reports(finished, type_ops);
+  if (nccl_tests_table && print_table)
+    fmt::print("{}", bench::nccl_tests_text(report));
+  else
+    bench::print_footer(stdout, all_rows, options);
   if (write_json) {
-    io::write_json_file(arguments.sweep.json, bench::make_report(run, options, rows, true), 1, standard_output);
+    io::write_json_file(arguments.sweep.json, report, 1, standard_output);
     if (json_to_file) fmt::print("# report written to {}\n", arguments.sweep.json);
   }
-  const bool all_correct = std::all_of(rows.begin(), rows.end(), [](const bench::ResultRow& row) { return row.wrong <= 0; });
+  write_other_formats(arguments, report, standard_output);
+  const bool all_correct =
+      std::all_of(all_rows.begin(), all_rows.end(), [](const bench::ResultRow& row) { return row.wrong <= 0; });
   return all_correct ? 0 : 1;
 }
 
@@ -230,7 +288,7 @@ CommandRunner add_bench_command(CLI::App& app, const std::string& command_line) 
       ->capture_default_str();
   command->add_option("-w,--warmup_iters", arguments->warmup, "Warm-up iterations")->capture_default_str();
   command->add_option("-c,--check", arguments->check, "Check results (1) or not (0)")->capture_default_str();
-  command->add_option("-o,--op", arguments->op, "sum|prod|min|max|avg")->capture_default_str();
+  command->add_option("-o,--op", arguments->op, "sum|prod|min|max|avg, or all (each in turn)")->capture_default_str();
   command->add_option("-a,--average", arguments->average, "Time over ranks: 0 rank 0, 1 mean, 2 min, 3 max")
       ->capture_default_str();
   command->add_option("--baseline", arguments->baseline, "Reference for ratios (default mpi-native, else the first)");
@@ -250,25 +308,53 @@ CommandRunner add_bench_command(CLI::App& app, const std::string& command_line) 
   command->add_option("--gpu-buffers", arguments->gpu_buffers,
                       "mpi: 1 = buffers on the GPU (CUDA-aware MPI, or staged through pinned memory)")
       ->capture_default_str();
+  command->add_option("--format", arguments->format,
+                      "Table on standard output: ringlab (as measured, every algorithm per size) or nccl-tests "
+                      "(all_reduce_perf's columns, one table per algorithm, at the end)")
+      ->check(CLI::IsMember({"ringlab", "nccl-tests"}))
+      ->capture_default_str();
+  command->add_option("-J,--nccl-json", arguments->nccl_json,
+                      "Write nccl-tests' JSON output (as all_reduce_perf -J) to this file (- = standard output)")
+      ->check(output_path());
+  command->add_option("--csv", arguments->csv, "Write one CSV row per result, every statistic a column (- = standard output)")
+      ->check(output_path());
   add_timeout_option(*command, arguments->timeout_seconds);
   return [arguments] {
     // Everything that can be refused is refused here, before any rank starts.
     const std::string backend = resolve_backend(arguments->backend);
-    const bench::BenchOptions options = to_options(*arguments, backend);
+    const bench::TypeOpList type_ops = bench::parse_type_op_list(arguments->sweep.type, arguments->op);
+    const bench::BenchOptions options = to_options(*arguments, backend, type_ops.types.front(), type_ops.ops.front());
     std::vector<std::string> notes;
-    const std::vector<bench::SweepSize> sizes = bench::sweep_sizes(options, &notes);
+    std::vector<BenchCase> cases;
+    for (const auto& [type, op] : bench::type_op_cases(type_ops)) {
+      BenchCase bench_case{options, {}};
+      bench_case.options.type = type;
+      bench_case.options.op = op;
+      std::vector<std::string> case_notes;
+      bench_case.sizes = bench::sweep_sizes(bench_case.options, &case_notes);
+      for (std::string& note : case_notes)
+        if (std::find(notes.begin(), notes.end(), note) == notes.end()) notes.push_back(std::move(note));
+      cases.push_back(std::move(bench_case));
+    }
+    if (type_ops.all_types || type_ops.all_ops)
+      notes.push_back(fmt::format("-d {} -o {}: {} (type, op) sweeps in turn; each row says its type and op (the sizes "
+                                  "line above names the first)",
+                                  arguments->sweep.type, arguments->op, cases.size()));
     const int ranks_here = backend == "threads" || backend == "cuda-peer" ? arguments->ranks : 1;
     bench::check_memory(options, ranks_here, bench::available_memory_bytes());
     if (backend == "threads")  // the same 4 buffers a rank, with the threads' mailboxes and programs
       check_threads_job(arguments->ranks, 4.0 * static_cast<double>(options.max_bytes) * arguments->ranks,
                          bench::available_memory_bytes());
     check_output_option(arguments->sweep.json, arguments->sweep.force, "--json");
-    const io::StandardOutputForData data_output(to_standard_output({{"--json", &arguments->sweep.json}}));
+    check_output_option(arguments->nccl_json, arguments->sweep.force, "-J/--nccl-json");
+    check_output_option(arguments->csv, arguments->sweep.force, "--csv");
+    const io::StandardOutputForData data_output(to_standard_output(
+        {{"--json", &arguments->sweep.json}, {"-J/--nccl-json", &arguments->nccl_json}, {"--csv", &arguments->csv}}));
     return run_ranks(backend,
                      DeviceLayout{arguments->ranks, arguments->ranks_per_gpu, arguments->gpus, arguments->gpu_buffers == 1},
                      JobSetup{checked_timeout(options.timeout_seconds), options.fault},
                      [&](Communicator& comm) {
-      return run_bench(comm, *arguments, options, sizes, notes, backend, data_output.descriptor());
+      return run_bench(comm, *arguments, cases, type_ops, notes, backend, data_output.descriptor());
     });
   };
 }

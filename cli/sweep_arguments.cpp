@@ -14,14 +14,14 @@ void add_sweep_options(CLI::App& command, SweepArguments& arguments) {
   command.add_option("-e,--maxbytes", arguments.max_bytes, "Largest size")->capture_default_str();
   command.add_option("-f,--stepfactor", arguments.step_factor, "Multiply the size by this (default 2)");
   command.add_option("-i,--stepbytes", arguments.step_bytes, "Add this many bytes instead of multiplying");
-  command.add_option("-d,--datatype", arguments.type, "float32|float64|float16|bfloat16|int32|int64")
+  command.add_option("-d,--datatype", arguments.type, "float32|float64|float16|bfloat16|int32|int64 (bench: or all, each in turn)")
       ->capture_default_str();
   command.add_option("--algo", arguments.algorithms, "Comma-separated implementations, or all")->capture_default_str();
   command.add_option("--root", arguments.algorithm_options.root, "parameter_server root")->capture_default_str();
   command.add_option("--shards", arguments.algorithm_options.shards, "parameter_server shards")->capture_default_str();
   command.add_option("--json", arguments.json, "Write a ringlab.bench/1 report to this file (- = standard output)")
       ->check(output_path());
-  command.add_flag("--force", arguments.force, "Overwrite an existing --json file");
+  command.add_flag("--force", arguments.force, "Overwrite existing output files (--json; bench: -J, --csv too)");
   command.add_flag("--quiet", arguments.quiet, "No table, no progress line");
 }
 
@@ -46,6 +46,8 @@ void apply_sweep_arguments(const SweepArguments& arguments, bench::BenchOptions&
     options.step_factor = *arguments.step_factor;
     options.step_bytes = 0;
   }
+  if (arguments.type == "all")
+    throw std::invalid_argument("-d all (every type in turn) is a `ringlab bench` option; give one type here, e.g. -d float32");
   options.type = parse_data_type(arguments.type);
   options.algorithm_options = arguments.algorithm_options;
   options.quiet = arguments.quiet;

@@ -220,6 +220,11 @@ def _semantic_problems(report):
     if config["minbytes"] > config["maxbytes"]:
         problems.append(f"$.config.minbytes: {config['minbytes']} is larger than maxbytes {config['maxbytes']}")
 
+    for config_key, list_key in (("datatype", "datatypes"), ("op", "ops")):
+        if config[config_key] == "all" and list_key not in config:
+            problems.append(f"$.config.{list_key}: missing, but config.{config_key} is \"all\" (bench -d all / -o all "
+                            f"list what they ran there)")
+
     algorithms = config["algorithms"]
     seen = {}
     for index, row in enumerate(report["results"]):
@@ -230,15 +235,17 @@ def _semantic_problems(report):
 
         if row["algorithm"] not in algorithms:
             problem("algorithm", f"{_short(row['algorithm'])} is not in config.algorithms ({', '.join(algorithms)})")
-        if row["type"] != config["datatype"]:
-            problem("type", f"{_short(row['type'])} differs from config.datatype {_short(config['datatype'])}")
-        if row["redop"] != config["op"]:
-            problem("redop", f"{_short(row['redop'])} differs from config.op {_short(config['op'])}")
+        for field, config_key, list_key in (("type", "datatype", "datatypes"), ("redop", "op", "ops")):
+            if config[config_key] == "all":  # bench -d all / -o all: the row's value is one of the list
+                if row[field] not in config.get(list_key, []):
+                    problem(field, f"{_short(row[field])} is not in config.{list_key}")
+            elif row[field] != config[config_key]:
+                problem(field, f"{_short(row[field])} differs from config.{config_key} {_short(config[config_key])}")
 
-        key = (row["algorithm"], row["size_bytes"], row["placement"])
+        key = (row["algorithm"], row["type"], row["redop"], row["size_bytes"], row["placement"])
         if key in seen:
-            problem(None, f"duplicate result: {row['algorithm']}, {row['size_bytes']} B, {row['placement']} "
-                          f"already at $.results[{seen[key]}]")
+            problem(None, f"duplicate result: {row['algorithm']}, {row['type']}, {row['redop']}, {row['size_bytes']} B, "
+                          f"{row['placement']} already at $.results[{seen[key]}]")
         else:
             seen[key] = index
 

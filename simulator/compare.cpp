@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
+#include <string_view>
 #include <stdexcept>
 
 #include "algorithms/algorithm.hpp"
@@ -121,6 +122,13 @@ MeasuredReport measured_report_from_json(const nlohmann::json& document, const s
   MeasuredReport report;
   report.path = path;
   report.nranks = static_cast<int>(integer_member(config, "nranks", path, "config", 1, max_ranks));
+  // A -d all / -o all report holds each (algorithm, size, placement) once per type and op; the
+  // models price one type, and compare's rows are keyed without the op: refuse, saying what to do.
+  for (const char* key : {"datatype", "op"})
+    if (config.contains(key) && config.at(key) == "all")
+      fail(path, fmt::format("config.{} is \"all\" (ringlab bench {} all): compare takes a report of one type and one "
+                             "op; measure again with one -d TYPE and one -o OP",
+                             key, std::string_view(key) == "datatype" ? "-d" : "-o"));
   try {
     report.type = parse_data_type(string_member(config, "datatype", path, "config"));
   } catch (const std::invalid_argument& error) {

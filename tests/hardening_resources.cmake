@@ -8,7 +8,7 @@ add_test(NAME cli.resources_bench_threads_20000_ranks COMMAND ${expect_failure}
          $<TARGET_FILE:ringlab> bench --backend threads --ranks 20000 -b 8 -e 8 -n 1 --algo ring)
 add_test(NAME cli.resources_allreduce_threads_100000_ranks COMMAND ${expect_failure}
          "--ranks 100000 is more than the threads backend's limit of 4096 ranks"
-         $<TARGET_FILE:ringlab> allreduce --backend threads --ranks 100000 -c 2)
+         $<TARGET_FILE:ringlab> allreduce --backend threads --ranks 100000 --count 2)
 
 # Segments below 4 KiB (issue: --segment-bytes 1 -b 4M ran for minutes, never hitting --timeout).
 add_test(NAME cli.resources_bench_segment_1 COMMAND ${expect_failure}
@@ -16,7 +16,7 @@ add_test(NAME cli.resources_bench_segment_1 COMMAND ${expect_failure}
          $<TARGET_FILE:ringlab> bench --backend threads --ranks 2 -b 4M -e 4M -n 1 -w 0 --segment-bytes 1)
 add_test(NAME cli.resources_allreduce_segment_4095 COMMAND ${expect_failure}
          "--segment-bytes 4095: the smallest segment is 4096 B"
-         $<TARGET_FILE:ringlab> allreduce --backend threads --ranks 2 -c 1M --segment-bytes 4095)
+         $<TARGET_FILE:ringlab> allreduce --backend threads --ranks 2 --count 1M --segment-bytes 4095)
 add_test(NAME cli.resources_simulate_segment_100 COMMAND ${expect_failure}
          "--segment-bytes 100: the smallest segment is 4096 B"
          $<TARGET_FILE:ringlab> simulate --topology switch:2 -b 4M -e 4M --segment-bytes 100)
