@@ -40,6 +40,12 @@ if(SYSTEM_PYTHON3)
                    _ $<TARGET_FILE:ringlab> ${statistics_dir}/converge-not-reached.json)
   set_tests_properties(cli.bench_converge_not_reached PROPERTIES TIMEOUT 120 PROCESSORS 2
                        PASS_REGULAR_EXPRESSION "# not converged: ring 8 B out-of-place .*calls.*check_bench_statistics: 6 rows ok.*more calls than -n: True {'max_seconds': 0.05, 'rel': 1e-09}")
+  # validate_report.py refuses each rule broken on its own (avg outside [min, max], p50 outside its
+  # interval, skew out of order, converged against config.converge, ...).
+  add_test(NAME plotting.validate_statistics_refusals
+           COMMAND ${SYSTEM_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/validate_statistics_refusals.py ${PROJECT_SOURCE_DIR}/plotting)
+  set_tests_properties(plotting.validate_statistics_refusals PROPERTIES TIMEOUT 60
+                       PASS_REGULAR_EXPRESSION "validate_statistics_refusals: 9 passed, 0 failed")
   if(RINGLAB_ENABLE_MPI)
     # Two processes: clocks aligned by the ping-pong, rank 0 deciding when every rank stops.
     add_test(NAME cli.bench_statistics_mpi
