@@ -77,12 +77,11 @@ void print_header(std::FILE* out, const RunDescription& run, const BenchOptions&
 
 void print_column_titles(std::FILE* out, bool ci) {
   const std::string ci_titles =
-      ci ? fmt::format("   {:>10} {:>10} {:>10}   {:>10} {:>10} {:>10}", "p50", "ci95_low", "ci95_high", "p50",
-                       "ci95_low", "ci95_high")
+      ci ? fmt::format("   {:>10} {:>10} {:>10}   {:>10} {:>10} {:>10}", "p50_oop", "ci95_low", "ci95_high",
+                       "p50_inpl", "ci95_low", "ci95_high")
          : "";
   const std::string ci_units =
-      ci ? fmt::format("   {:>10} {:>10} {:>10}   {:>10} {:>10} {:>10}", "oop(us)", "(us)", "(us)", "inplace(us)",
-                       "(us)", "(us)")
+      ci ? fmt::format("   {:>10} {:>10} {:>10}   {:>10} {:>10} {:>10}", "(us)", "(us)", "(us)", "(us)", "(us)", "(us)")
          : "";
   fmt::print(out, "#\n#{:>12} {:>12} {:>9} {:>6} {:>19}   {:>10} {:>8} {:>8} {:>6}   {:>10} {:>8} {:>8} {:>6}{}\n", "size",
              "count", "type", "redop", "algorithm", "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw",
