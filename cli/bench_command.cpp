@@ -56,6 +56,8 @@ struct BenchArguments {
   int gpus = 0;           // cuda-peer: 0 = as many as the ranks need
   int gpu_buffers = 0;    // mpi: 1 = collective buffers on the GPU
   double timeout_seconds = default_timeout_seconds;
+  std::string converge;  // --converge REL[,MAX_SECONDS]; empty: -n calls per row
+  bool show_ci = false;  // --ci
   std::string command_line;
   std::string format = "ringlab";  // the table on standard output: ringlab | nccl-tests
   std::string nccl_json;           // -J: nccl-tests' JSON document
@@ -126,6 +128,8 @@ bench::BenchOptions to_options(const BenchArguments& arguments, const std::strin
   options.device_buffers = is_device_backend(backend) || arguments.gpu_buffers == 1;
   options.timeout_seconds = arguments.timeout_seconds;
   options.fault = fault_from_environment();
+  if (!arguments.converge.empty()) options.converge = bench::parse_converge(arguments.converge);
+  options.show_ci = arguments.show_ci;
   // The schedule-based algorithms plus this backend's native baseline (mpi-native, nccl-native).
   const std::string native(native_allreduce_of(backend));
   std::vector<std::string> valid = allreduce_implementations();
@@ -318,6 +322,10 @@ CommandRunner add_bench_command(CLI::App& app, const std::string& command_line) 
       ->check(output_path());
   command->add_option("--csv", arguments->csv, "Write one CSV row per result, every statistic a column (- = standard output)")
       ->check(output_path());
+  command->add_option("--converge", arguments->converge,
+                      "REL[,MAX_SECONDS]: time each size, algorithm and placement until the median's 95 % interval "
+                      "is within +-REL of it (0 < REL < 1), or MAX_SECONDS (default 10) are spent; -n calls first");
+  command->add_flag("--ci", arguments->show_ci, "Add the median and its 95 % interval to the table");
   add_timeout_option(*command, arguments->timeout_seconds);
   return [arguments] {
     // Everything that can be refused is refused here, before any rank starts.

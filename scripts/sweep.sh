@@ -28,13 +28,9 @@ if ! "$python" -c 'import pandas, matplotlib, jsonschema' 2>/dev/null; then
        "install python3-pandas python3-matplotlib python3-jsonschema, or give PYTHON=/path/to/python3" >&2
   exit 2
 fi
-# How many calls a performance run times: until converged where ringlab bench has --converge
-# (issue 28's statistics), else a fixed count large enough for a median's interval.
-if "$ringlab" bench --help | grep -q -- '--converge'; then
-  timing=(--converge "0.05,$max_seconds")
-else
-  timing=(-n 50 --iters-small 1000 --small-maxbytes 4K)
-fi
+# A performance run times each (size, algorithm, placement) until its median's 95 % interval is
+# within 5 % of it, or MAX_SECONDS are spent (rows that did not converge are named in the footer).
+timing=(--converge "0.05,$max_seconds")
 
 mkdir -p "$outdir"
 performance=()

@@ -9,6 +9,7 @@
 #include "algorithms/algorithm.hpp"
 #include "datatype.hpp"
 #include "fault_injection.hpp"
+#include "statistics.hpp"
 
 namespace ringlab::bench {
 
@@ -36,6 +37,8 @@ struct BenchOptions {
   double timeout_seconds = 300;
   std::optional<FaultSpec> fault;              // test only: RINGLAB_FAULT (docs/reliability.md)
   bool iteration_stats = true;
+  std::optional<ConvergeRule> converge;        // --converge REL[,MAX_SECONDS]; empty: -n calls per row
+  bool show_ci = false;                        // --ci: the median's 95 % interval in the table
   bool quiet = false;
 };
 

@@ -1,6 +1,7 @@
 #include "report.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <chrono>
 #include <cstdio>
@@ -16,6 +17,26 @@ namespace ringlab::bench {
 namespace {
 
 std::string wrong_text(std::int64_t wrong) { return wrong < 0 ? "N/A" : std::to_string(wrong); }
+
+// --ci: the median and its 95 % interval after a row's columns ("N/A" for predicted rows).
+std::string interval_columns(const ResultRow& row) {
+  if (!row.time.p50_ci95) return fmt::format("   {:>10} {:>10} {:>10}", "N/A", "N/A", "N/A");
+  return fmt::format("   {:>10.2f} {:>10.2f} {:>10.2f}", row.time.p50_us, row.time.p50_ci95->low,
+                     row.time.p50_ci95->high);
+}
+
+// The time_us object of a row: measured rows add loop_avg and the median's interval.
+nlohmann::json time_json(const TimeStats& time) {
+  nlohmann::json json = {{"avg", time.avg_us}, {"min", time.min_us}, {"p50", time.p50_us},
+                         {"p99", time.p99_us}, {"max", time.max_us}, {"cv", time.cv}};
+  if (time.loop_avg_us) json["loop_avg"] = *time.loop_avg_us;
+  if (time.p50_ci95) {
+    json["p50_ci95_low"] = time.p50_ci95->low;
+    json["p50_ci95_high"] = time.p50_ci95->high;
+    json["p50_ci95_coverage"] = time.p50_ci95->coverage;
+  }
+  return json;
+}
 
 }  // namespace
 
@@ -47,16 +68,26 @@ void print_header(std::FILE* out, const RunDescription& run, const BenchOptions&
              options.warmup_iterations, options.check ? 1 : 0, name_of(options.average), options.segment_bytes);
   if (options.small_iterations > 0)
     fmt::print(out, "# iters {} for sizes up to {} B (--iters-small)\n", options.small_iterations, options.small_max_bytes);
+  if (options.converge)
+    fmt::print(out, "# converge: each row timed until its median's 95 % interval is within +-{:g} % of it, at most {:g} s\n",
+               options.converge->rel * 100, options.converge->max_seconds);
   for (const std::string& note : run.notes) fmt::print(out, "# note: {}\n", note);
-  print_column_titles(out);
+  print_column_titles(out, options.show_ci);
 }
 
-void print_column_titles(std::FILE* out) {
-  fmt::print(out, "#\n#{:>12} {:>12} {:>9} {:>6} {:>19}   {:>10} {:>8} {:>8} {:>6}   {:>10} {:>8} {:>8} {:>6}\n", "size",
+void print_column_titles(std::FILE* out, bool ci) {
+  const std::string ci_titles =
+      ci ? fmt::format("   {:>10} {:>10} {:>10}   {:>10} {:>10} {:>10}", "p50_oop", "ci95_low", "ci95_high",
+                       "p50_inpl", "ci95_low", "ci95_high")
+         : "";
+  const std::string ci_units =
+      ci ? fmt::format("   {:>10} {:>10} {:>10}   {:>10} {:>10} {:>10}", "(us)", "(us)", "(us)", "(us)", "(us)", "(us)")
+         : "";
+  fmt::print(out, "#\n#{:>12} {:>12} {:>9} {:>6} {:>19}   {:>10} {:>8} {:>8} {:>6}   {:>10} {:>8} {:>8} {:>6}{}\n", "size",
              "count", "type", "redop", "algorithm", "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw",
-             "#wrong");
-  fmt::print(out, "#{:>12} {:>12} {:>9} {:>6} {:>19}   {:>10} {:>8} {:>8} {:>6}   {:>10} {:>8} {:>8} {:>6}\n", "(B)",
-             "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "oop", "(us)", "(GB/s)", "(GB/s)", "inplace");
+             "#wrong", ci_titles);
+  fmt::print(out, "#{:>12} {:>12} {:>9} {:>6} {:>19}   {:>10} {:>8} {:>8} {:>6}   {:>10} {:>8} {:>8} {:>6}{}\n", "(B)",
+             "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "oop", "(us)", "(GB/s)", "(GB/s)", "inplace", ci_units);
   std::fflush(out);
 }
 
@@ -64,10 +95,11 @@ void print_size_rows(std::FILE* out, const std::vector<ResultRow>& rows, const B
   for (std::size_t i = 0; i + 1 < rows.size(); i += 2) {
     const ResultRow& oop = rows[i];
     const ResultRow& inplace = rows[i + 1];
-    fmt::print(out, " {:>12} {:>12} {:>9} {:>6} {:>19}   {:>10.2f} {:>8.3f} {:>8.3f} {:>6}   {:>10.2f} {:>8.3f} {:>8.3f} {:>6}\n",
+    fmt::print(out, " {:>12} {:>12} {:>9} {:>6} {:>19}   {:>10.2f} {:>8.3f} {:>8.3f} {:>6}   {:>10.2f} {:>8.3f} {:>8.3f} {:>6}{}\n",
                oop.size_bytes, oop.count, name_of(options.type), name_of(options.op), oop.algorithm, oop.time.avg_us,
                oop.algbw_gbps, oop.busbw_gbps, wrong_text(oop.wrong), inplace.time.avg_us, inplace.algbw_gbps,
-               inplace.busbw_gbps, wrong_text(inplace.wrong));
+               inplace.busbw_gbps, wrong_text(inplace.wrong),
+               options.show_ci ? interval_columns(oop) + interval_columns(inplace) : "");
   }
   std::fflush(out);
 }
@@ -87,6 +119,20 @@ void print_footer(std::FILE* out, const std::vector<ResultRow>& rows, const Benc
     if (found == sums.end()) continue;
     fmt::print(out, "# Avg bus bandwidth    : {:>8.3f} GB/s  {}\n", found->second.first / found->second.second, name);
   }
+  print_not_converged(out, rows);
+  std::fflush(out);
+}
+
+void print_not_converged(std::FILE* out, const std::vector<ResultRow>& rows) {
+  std::vector<std::string> missed;
+  for (const ResultRow& row : rows) {
+    if (row.converged.value_or(true)) continue;
+    const double half_width = row.time.p50_ci95 ? (row.time.p50_ci95->high - row.time.p50_ci95->low) / 2 : 0.0;
+    const double relative = row.time.p50_us > 0 ? half_width / row.time.p50_us * 100 : 0.0;
+    missed.push_back(fmt::format("{} {} B {} (+-{:.1f} % after {} calls)", row.algorithm, row.size_bytes,
+                                 name_of(placement_of(row.in_place)), relative, row.iterations));
+  }
+  if (!missed.empty()) fmt::print(out, "# not converged: {}\n", fmt::join(missed, "; "));
   std::fflush(out);
 }
 
@@ -100,18 +146,17 @@ nlohmann::json make_report(const RunDescription& run, const BenchOptions& option
                        {"type", name_of(options.type)},
                        {"redop", name_of(options.op)},
                        {"placement", name_of(placement_of(row.in_place))},
-                       {"time_us",
-                        {{"avg", row.time.avg_us},
-                         {"min", row.time.min_us},
-                         {"p50", row.time.p50_us},
-                         {"p99", row.time.p99_us},
-                         {"max", row.time.max_us},
-                         {"cv", row.time.cv}}},
+                       {"time_us", time_json(row.time)},
                        {"algbw_gbps", row.algbw_gbps},
                        {"busbw_gbps", row.busbw_gbps},
                        {"wrong", row.wrong}});
-  for (std::size_t i = 0; i < rows.size(); ++i)  // measured rows say how many calls were timed
-    if (rows[i].iterations > 0) results[i]["iters"] = rows[i].iterations;
+  for (std::size_t i = 0; i < rows.size(); ++i) {  // measured rows: calls timed, convergence, rank skew
+    if (rows[i].iterations <= 0) continue;
+    results[i]["iters"] = rows[i].iterations;
+    results[i]["converged"] = rows[i].converged ? nlohmann::json(*rows[i].converged) : nlohmann::json(nullptr);
+    if (const auto& skew = rows[i].rank_skew_us)
+      results[i]["rank_skew_us"] = {{"min", skew->min_us}, {"p50", skew->p50_us}, {"max", skew->max_us}};
+  }
   for (std::size_t i = 0; i < rows.size(); ++i)
     if (rows[i].wall_avg_us) results[i]["wall_avg_us"] = *rows[i].wall_avg_us;
   nlohmann::json report = {{"schema", bench_schema},
@@ -138,7 +183,10 @@ nlohmann::json make_report(const RunDescription& run, const BenchOptions& option
             {"average", name_of(options.average)},
             {"segment_bytes", options.segment_bytes},
             {"algorithms", options.algorithms},
-            {"baseline", options.baseline}}},
+            {"baseline", options.baseline},
+            {"converge", options.converge ? nlohmann::json{{"rel", options.converge->rel},
+                                                           {"max_seconds", options.converge->max_seconds}}
+                                          : nlohmann::json(nullptr)}}},
           {"results", std::move(results)}};
   if (!run.buffers.empty()) report["config"]["buffers"] = run.buffers;
   if (!run.rank_cpus.empty()) report["config"]["rank_cpus"] = run.rank_cpus;

@@ -42,11 +42,14 @@ struct RunDescription {
 };
 
 void print_header(std::FILE* out, const RunDescription& run, const BenchOptions& options);
-// The two column-title lines of the table (print_header ends with them).
-void print_column_titles(std::FILE* out);
+// The two column-title lines of the table (print_header ends with them); `ci` (--ci) adds the
+// median and its 95 % interval for each placement.
+void print_column_titles(std::FILE* out, bool ci = false);
 // One line per algorithm: out-of-place then in-place columns.
 void print_size_rows(std::FILE* out, const std::vector<ResultRow>& rows, const BenchOptions& options);
-// "Avg bus bandwidth" per algorithm and the ratio to the baseline.
+// "# not converged: ..." naming every row --converge gave up on (nothing when there is none).
+void print_not_converged(std::FILE* out, const std::vector<ResultRow>& rows);
+// "Avg bus bandwidth" per algorithm and the ratio to the baseline, then print_not_converged.
 void print_footer(std::FILE* out, const std::vector<ResultRow>& rows, const BenchOptions& options);
 
 nlohmann::json make_report(const RunDescription& run, const BenchOptions& options, const std::vector<ResultRow>& rows,

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "clock_offset.hpp"
 #include "execute.hpp"
 #include "placement.hpp"
 #include "test_data.hpp"
@@ -55,6 +56,117 @@ std::int64_t wrong_elements(Communicator& comm, SweepBuffers& buffers, const Ben
   return count_mismatches(result, buffers.expected.data(), size.count, options.type);
 }
 
+// One batch of timed calls on this rank: each call's time and its entry time on rank 0's clock.
+struct BatchTimes {
+  std::vector<double> call_seconds;
+  std::vector<double> entry_seconds;  // on rank 0's clock (this rank's clock - its offset)
+  double loop_seconds = 0;            // the batch's loop (device backends: the sum of the events)
+  double wall_loop_seconds = 0;       // the batch's loop by wall clock
+  bool device_timed = false;
+};
+
+// Times `calls` calls of `run`. Device backends time by CUDA events: a mark before the loop and
+// after every call, on the rank's stream, with no host synchronisation inside the loop.
+template <typename Run>
+BatchTimes time_batch(Communicator& comm, const Run& run, std::int64_t calls, double clock_offset) {
+  BatchTimes batch;
+  batch.call_seconds.resize(static_cast<std::size_t>(calls));
+  batch.entry_seconds.resize(static_cast<std::size_t>(calls));
+  const auto loop_start = Clock::now();
+  comm.record_time_mark();
+  for (std::size_t i = 0; i < batch.call_seconds.size(); ++i) {
+    const auto start = Clock::now();
+    run();
+    comm.record_time_mark();
+    batch.call_seconds[i] = std::chrono::duration<double>(Clock::now() - start).count();
+    batch.entry_seconds[i] = clock_seconds(start) - clock_offset;
+  }
+  comm.synchronize();
+  batch.wall_loop_seconds = std::chrono::duration<double>(Clock::now() - loop_start).count();
+  const std::vector<double> marks = comm.take_time_marks();
+  batch.device_timed = marks.size() == batch.call_seconds.size() && !marks.empty();
+  if (batch.device_timed) batch.call_seconds = marks;
+  batch.loop_seconds =
+      batch.device_timed ? std::accumulate(marks.begin(), marks.end(), 0.0) : batch.wall_loop_seconds;
+  return batch;
+}
+
+// Every call's rank skew: the last rank's entry minus the first's (one max all-reduce of the
+// entries and their negations).
+std::vector<double> rank_skews(Communicator& comm, PreparedCollective& combine, const std::vector<double>& entries,
+                               const ExecuteOptions& options) {
+  std::vector<double> extremes(entries.size() * 2);
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    extremes[i] = entries[i];
+    extremes[entries.size() + i] = -entries[i];
+  }
+  combine.run(comm, extremes.data(), extremes.data(), static_cast<std::int64_t>(extremes.size()), DataType::float64,
+              ReduceOp::max, options);
+  std::vector<double> skews(entries.size());
+  for (std::size_t i = 0; i < entries.size(); ++i) skews[i] = std::max(0.0, extremes[i] + extremes[entries.size() + i]);
+  return skews;
+}
+
+// Rank 0's decision, the same on every rank: stop?, converged?, calls of the next batch.
+ConvergeDecision agree_on_decision(Communicator& comm, PreparedCollective& combine, const ConvergeDecision& mine,
+                                   const ExecuteOptions& options) {
+  std::vector<double> decision = {mine.stop ? 1.0 : 0.0, mine.converged ? 1.0 : 0.0,
+                                  static_cast<double>(mine.next_calls)};
+  if (comm.rank() != 0) std::fill(decision.begin(), decision.end(), 0.0);
+  combine.run(comm, decision.data(), decision.data(), static_cast<std::int64_t>(decision.size()), DataType::float64,
+              ReduceOp::sum, options);
+  return {decision[0] != 0, decision[1] != 0, static_cast<std::int64_t>(decision[2])};
+}
+
+// All of one row's samples, aggregated over ranks, as rank 0 holds them.
+struct RowSamples {
+  std::vector<double> call_seconds;  // one per call, under the -a rule
+  std::vector<double> skew_seconds;  // one per call
+  double loop_seconds = 0;           // the loops' time under the -a rule, summed over batches
+  double wall_loop_seconds = 0;
+  bool device_timed = true;
+  std::optional<bool> converged;
+};
+
+// Times one (size, algorithm, placement): `first_calls` calls, then, under --converge, batches
+// until rank 0 says stop. Collective; every rank returns the same aggregated samples.
+template <typename Run>
+RowSamples measure_row(Communicator& comm, PreparedCollective& combine, const Run& run, const BenchOptions& options,
+                       std::int64_t first_calls, double clock_offset, const ExecuteOptions& timed) {
+  RowSamples samples;
+  std::int64_t calls = first_calls;
+  const auto row_start = Clock::now();
+  for (;;) {
+    const BatchTimes batch = time_batch(comm, run, calls, clock_offset);
+    // [0] the loop, [1..calls] each call, [calls + 1] the loop by wall clock.
+    std::vector<double> times;
+    times.reserve(batch.call_seconds.size() + 2);
+    times.push_back(batch.loop_seconds);
+    times.insert(times.end(), batch.call_seconds.begin(), batch.call_seconds.end());
+    times.push_back(batch.wall_loop_seconds);
+    const std::vector<double> combined = aggregate(comm, combine, times, options.average, timed);
+    samples.call_seconds.insert(samples.call_seconds.end(), combined.begin() + 1, combined.end() - 1);
+    samples.loop_seconds += combined.front();
+    samples.wall_loop_seconds += combined.back();
+    samples.device_timed = samples.device_timed && batch.device_timed;
+    const std::vector<double> skews = rank_skews(comm, combine, batch.entry_seconds, timed);
+    samples.skew_seconds.insert(samples.skew_seconds.end(), skews.begin(), skews.end());
+    if (!options.converge) return samples;
+    ConvergeDecision mine;
+    if (comm.rank() == 0) {
+      const double elapsed = std::chrono::duration<double>(Clock::now() - row_start).count();
+      mine = decide_convergence(summarise(samples.loop_seconds, samples.call_seconds),
+                                static_cast<std::int64_t>(samples.call_seconds.size()), elapsed, *options.converge);
+    }
+    const ConvergeDecision decision = agree_on_decision(comm, combine, mine, timed);
+    if (decision.stop) {
+      samples.converged = decision.converged;
+      return samples;
+    }
+    calls = decision.next_calls;
+  }
+}
+
 }  // namespace
 
 std::string SweepBuffers::description() const {
@@ -84,32 +196,6 @@ SweepBuffers allocate_sweep_buffers(Communicator& comm, const BenchOptions& opti
   return buffers;
 }
 
-double nearest_rank_quantile(std::vector<double> values, double q) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  const auto rank = static_cast<std::size_t>(std::ceil(q * static_cast<double>(values.size())));
-  return values[std::clamp<std::size_t>(rank, 1, values.size()) - 1];
-}
-
-TimeStats summarise(double loop_seconds, const std::vector<double>& iteration_seconds) {
-  TimeStats stats;
-  if (iteration_seconds.empty()) return stats;
-  std::vector<double> sorted = iteration_seconds;
-  std::sort(sorted.begin(), sorted.end());
-  const auto n = static_cast<double>(sorted.size());
-  auto at_quantile = [&](double q) { return nearest_rank_quantile(sorted, q) * 1e6; };
-  stats.avg_us = loop_seconds / n * 1e6;
-  stats.min_us = sorted.front() * 1e6;
-  stats.p50_us = at_quantile(0.5);
-  stats.p99_us = at_quantile(0.99);
-  stats.max_us = sorted.back() * 1e6;
-  const double mean = std::accumulate(sorted.begin(), sorted.end(), 0.0) / n;
-  double variance = 0;
-  for (double value : sorted) variance += (value - mean) * (value - mean);
-  stats.cv = mean > 0 ? std::sqrt(variance / n) / mean : 0.0;
-  return stats;
-}
-
 double algbw_gbps(std::int64_t bytes, double seconds) {
   return seconds > 0 ? static_cast<double>(bytes) / seconds / 1e9 : 0.0;
 }
@@ -133,6 +219,7 @@ std::vector<ResultRow> run_sweep(Communicator& comm, const BenchOptions& options
   for (const std::string& name : options.algorithms)
     prepared.emplace_back(name, Collective::allreduce, options.algorithm_options, comm.size(), comm.rank());
   PreparedCollective combine("ring", Collective::allreduce, {}, comm.size(), comm.rank());
+  const double clock_offset = estimate_clock_offset(comm, deadline());
 
   std::byte* input = buffers.input->bytes().data();
   std::byte* output = buffers.output->bytes().data();
@@ -159,36 +246,18 @@ std::vector<ResultRow> run_sweep(Communicator& comm, const BenchOptions& options
                                          error.what(), collective.algorithm(), size.bytes,
                                          name_of(placement_of(in_place)), options.timeout_seconds));
         }
-        const int iterations = iterations_for(options, size.bytes);
-        // [0] the loop, [1..iterations] each call, [iterations + 1] the loop by wall clock (the check
-        // of device timing). Device backends time by CUDA events: a mark before the loop and after
-        // every call, on the rank's stream, with no host synchronisation inside the loop.
-        std::vector<double> times(static_cast<std::size_t>(iterations) + 2);
-        const auto loop_start = Clock::now();
-        comm.record_time_mark();
-        for (int i = 0; i < iterations; ++i) {
-          const auto start = Clock::now();
-          run(timed);
-          comm.record_time_mark();
-          times[static_cast<std::size_t>(i) + 1] = std::chrono::duration<double>(Clock::now() - start).count();
-        }
-        comm.synchronize();
-        const double wall_loop = std::chrono::duration<double>(Clock::now() - loop_start).count();
-        const std::vector<double> marks = comm.take_time_marks();
-        const bool device_timed = marks.size() == static_cast<std::size_t>(iterations);
-        if (device_timed) std::copy(marks.begin(), marks.end(), times.begin() + 1);
-        times[0] = device_timed ? std::accumulate(marks.begin(), marks.end(), 0.0) : wall_loop;
-        times.back() = wall_loop;
-        const std::vector<double> combined = aggregate(comm, combine, times, options.average, timed);
-
+        RowSamples samples = measure_row(comm, combine, [&] { run(timed); }, options,
+                                         iterations_for(options, size.bytes), clock_offset, timed);
         ResultRow row;
         row.algorithm = collective.algorithm();
         row.size_bytes = size.bytes;
         row.count = size.count;
         row.in_place = in_place;
-        row.iterations = iterations;
-        row.time = summarise(combined[0], std::vector<double>(combined.begin() + 1, combined.end() - 1));
-        if (device_timed) row.wall_avg_us = combined.back() / iterations * 1e6;
+        row.iterations = static_cast<int>(samples.call_seconds.size());
+        row.time = summarise(samples.loop_seconds, samples.call_seconds);
+        row.rank_skew_us = summarise_skew(samples.skew_seconds);
+        row.converged = samples.converged;
+        if (samples.device_timed) row.wall_avg_us = samples.wall_loop_seconds / row.iterations * 1e6;
         row.algbw_gbps = algbw_gbps(size.bytes, row.time.avg_us * 1e-6);
         row.busbw_gbps = busbw_gbps(row.algbw_gbps, comm.size());
         if (options.check) {

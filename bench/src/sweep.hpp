@@ -11,38 +11,27 @@
 
 #include "bench_options.hpp"
 #include "communicator.hpp"
+#include "statistics.hpp"
 
 namespace ringlab::bench {
-
-struct TimeStats {
-  double avg_us = 0;  // aggregated (-a) elapsed of the timed loop / iterations
-  double min_us = 0;  // per-iteration statistics of the aggregated per-iteration times
-  double p50_us = 0;
-  double p99_us = 0;
-  double max_us = 0;
-  double cv = 0;      // standard deviation / mean of the per-iteration times
-};
 
 struct ResultRow {
   std::string algorithm;
   std::int64_t size_bytes = 0;
   std::int64_t count = 0;
   bool in_place = false;
-  int iterations = 0;  // timed calls
-  TimeStats time;
+  int iterations = 0;  // timed calls (samples); 0 for predicted rows
+  TimeStats time;     // every figure from one sample per call (statistics.hpp)
   double algbw_gbps = 0;
   double busbw_gbps = 0;
   std::int64_t wrong = -1;  // -1 when checking is off
   // Device backends: time.* come from CUDA events; this is the timed loop by wall clock / calls.
   std::optional<double> wall_avg_us;
+  // Measured rows: per call, how late the last rank entered it after the first (common clock).
+  std::optional<SkewStats> rank_skew_us;
+  // --converge: whether the median's interval met the rule; empty without --converge.
+  std::optional<bool> converged;
 };
-
-// Nearest-rank quantile q in (0, 1]: the smallest value that at least q of the values do not
-// exceed (p50, p99 of reports; medians and p90s of calibration and compare). 0 for no values.
-double nearest_rank_quantile(std::vector<double> values, double q);
-
-// Per-iteration times aggregated over ranks as `average` says, reduced to statistics.
-TimeStats summarise(double loop_seconds, const std::vector<double>& iteration_seconds);
 
 // algbw = bytes / time; busbw = algbw * 2(N-1)/N (GB/s, 1 GB = 1e9 B).
 double algbw_gbps(std::int64_t bytes, double seconds);
