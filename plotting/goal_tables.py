@@ -19,10 +19,11 @@ intervals (time_us.p50_ci95_low/high): low = baseline_low / alg_high, high = bas
 alg_low. That holds every ratio both intervals allow, so it is conservative: wider than a joint
 95 % interval needs to be; it holds the true ratio whenever both medians' intervals hold theirs.
 """
-import json
+import os
 import sys
 
-import pandas
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # ringlab_reports, when not installed
+import ringlab_reports  # noqa: E402
 
 BASELINE = "mpi-native"
 ALGORITHMS = ("ring", "interval_paired")
@@ -37,27 +38,15 @@ class Refusal(Exception):
 
 
 def load_bench(path):
-    """One bench report as a DataFrame, one row per result, nested fields joined by "_"
-    (time_us.p50 -> time_us_p50), the document in frame.attrs["document"]: the shape of
-    ringlab_reports.load(path), which replaces this function once plotting/ is that package."""
+    """One measured bench report as ringlab_reports.load gives it, or a Refusal naming the problem."""
     try:
-        with open(path, encoding="utf-8") as stream:
-            document = json.load(stream)
-    except (OSError, ValueError) as error:
-        raise Refusal(f"{path}: not a readable JSON report ({error})") from error
-    if not isinstance(document, dict) or document.get("schema") != "ringlab.bench/1":
-        raise Refusal(f"{path}: not a ringlab.bench/1 report")
-    frame = pandas.json_normalize(document.get("results", []), sep="_")
-    frame.attrs["document"] = document
-    frame.attrs["path"] = path
-    return frame
+        return ringlab_reports.load(path, kind="bench")
+    except ringlab_reports.ReportError as error:
+        raise Refusal(str(error)) from error
 
 
 def size_label(size):
-    for shift, unit in ((20, "MiB"), (10, "KiB")):
-        if size >= 1 << shift and size % (1 << shift) == 0:
-            return f"{size >> shift} {unit}"
-    return f"{size} B"
+    return ringlab_reports.byte_label(size)
 
 
 def placement_class(frame):

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Plot ringlab.replay/1 reports (`ringlab replay --json`, `ringlab simulate --workload --json`).
 
 Usage: plotting/replay_plot.py REPORT... --out DIR
@@ -9,7 +9,8 @@ Writes into DIR (PNG and SVG each):
                      from all the reports given (typically one per N)
   iteration_breakdown  compute, communication and idle seconds per iteration of every available
                      (algorithm, mode) of the last report, stacked
-A file that is not a ringlab.replay/1 report, or lacks a field the plots need, is refused with a
+Reports are read through ringlab_reports. A file that is not a ringlab.replay/1 report, or lacks a
+field the plots need, is refused with a
 message naming the file and the field; nothing is written then.
 Exit status: 0 when everything was written, 1 on a refused report or a write error, 2 on a usage error.
 """
@@ -20,6 +21,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ringlab_plot  # noqa: E402  (next to this file: styles and atomic saving)
+import ringlab_reports  # noqa: E402  (next to this file, or installed: pip install ./plotting)
 
 SCHEMA = "ringlab.replay/1"
 PARTS = (("compute_seconds", "compute", "tab:blue"),
@@ -28,21 +30,25 @@ PARTS = (("compute_seconds", "compute", "tab:blue"),
 
 
 def load(path):
-    """(report, problem): problem is None when the report has what the plots need."""
-    report, problem = ringlab_plot.read_report(path, SCHEMA)
-    if problem:
-        return None, problem
-    for key in ("kind", "nranks", "config", "results", "speedups"):
+    """(results as a DataFrame with the report in attrs["document"], problem): problem is None when
+    the report has what the plots need."""
+    try:
+        results = ringlab_reports.load(path, kind="replay")
+        speedups = ringlab_reports.load(path, kind="replay", table="speedups")
+    except ringlab_reports.ReportError as error:
+        return None, str(error).removeprefix(f"{path}: ")
+    report = results.attrs["document"]
+    for key in ("kind", "nranks", "config"):
         if key not in report:
             return None, f"missing field '{key}'"
-    for index, result in enumerate(report["results"]):
-        if result.get("available") and not all(isinstance(result.get("mean", {}).get(k), (int, float))
-                                                for k, _, _ in PARTS):
+    for index, row in results.reset_index(drop=True).iterrows():
+        if row["available"] and not all(isinstance(row.get(f"mean_{k}"), (int, float)) for k, _, _ in PARTS):
             return None, f"results[{index}].mean: needs {', '.join(k for k, _, _ in PARTS)}"
-    for index, speedup in enumerate(report["speedups"]):
-        if not isinstance(speedup.get("speedup"), (int, float)) or "algorithm" not in speedup:
-            return None, f"speedups[{index}]: needs 'algorithm' and a numeric 'speedup'"
-    return report, None
+    for index, value in enumerate(speedups["speedup"]):
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            return None, f"speedups[{index}]: needs a numeric 'speedup'"
+    results.attrs["speedups"] = speedups
+    return results, None
 
 
 def main():
@@ -50,18 +56,19 @@ def main():
     parser.add_argument("reports", nargs="+")
     parser.add_argument("--out", required=True)
     arguments = parser.parse_args()
-    reports = []
+    frames = []
     for path in arguments.reports:
-        report, problem = load(path)
+        results, problem = load(path)
         if problem:
             print(f"{path}: {problem}", file=sys.stderr)
             return 1
-        reports.append(report)
+        frames.append(results)
+    reports = [results.attrs["document"] for results in frames]
     lines = {}
-    for report in reports:
-        for speedup in report["speedups"]:
-            key = f"{speedup['algorithm']} ({report['kind']})"
-            lines.setdefault(key, []).append((report["nranks"], speedup["speedup"]))
+    for results, report in zip(frames, reports):
+        speedups = results.attrs["speedups"]
+        for algorithm, speedup in zip(speedups["algorithm"], speedups["speedup"]):
+            lines.setdefault(f"{algorithm} ({report['kind']})", []).append((report["nranks"], float(speedup)))
     plt = ringlab_plot.setup_matplotlib()[0]
     os.makedirs(arguments.out, exist_ok=True)
     written = []
@@ -80,16 +87,17 @@ def main():
         ringlab_plot.save(plt, figure, arguments.out, "speedup_vs_ranks", written)
 
         last = reports[-1]
-        shown = [r for r in last["results"] if r.get("available")]
+        shown = frames[-1][frames[-1]["available"] == True]  # noqa: E712  (a column of booleans)
         figure, axes = ringlab_plot.new_figure(plt, f"{workload}: time per iteration, N={last['nranks']}",
                                                f"{last['kind']}: {last.get('command', '')}"[:110])
         bottoms = [0.0] * len(shown)
         for key, name, colour in PARTS:
-            values = [r["mean"][key] for r in shown]
+            values = list(shown[f"mean_{key}"].astype(float))
             axes.bar(range(len(shown)), values, bottom=bottoms, color=colour, label=name)
             bottoms = [b + v for b, v in zip(bottoms, values)]
         axes.set_xticks(range(len(shown)))
-        axes.set_xticklabels([f"{r['mode']} {r['algorithm']}" for r in shown], rotation=20, ha="right", fontsize=8)
+        axes.set_xticklabels([f"{mode} {algorithm}" for mode, algorithm in zip(shown["mode"], shown["algorithm"])],
+                             rotation=20, ha="right", fontsize=8)
         axes.set_ylabel("seconds per iteration")
         ringlab_plot.finish(axes)
         ringlab_plot.save(plt, figure, arguments.out, "iteration_breakdown", written)

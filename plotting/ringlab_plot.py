@@ -1,18 +1,23 @@
-#!/usr/bin/python3
-"""Plot ringlab.bench/1 reports (the JSON that `ringlab bench` writes).
+#!/usr/bin/env python3
+"""Plot ringlab.bench/1 reports (the JSON that `ringlab bench` and `ringlab simulate` write).
 
 Usage: plotting/ringlab_plot.py REPORT... --out DIR [--baseline NAME] [--placement out-of-place|in-place]
 
-For each report, writes PNG and SVG files into DIR:
-  busbw_vs_size        bus bandwidth per algorithm against message size (log2 x axis)
-  latency_vs_size      average time per call against message size (log-log)
-  speedup_vs_baseline  time(baseline) / time(algorithm) per size; the baseline is --baseline or
-                       config.baseline, and the plot is skipped with a note when it has no results
+For each report, writes PNG and SVG files into DIR, each with an out-of-place panel and an
+in-place panel side by side (one of them with --placement, or when the report has only one):
+  busbw_vs_size        bus bandwidth at the median time per algorithm against message size
+  latency_vs_size      median time per call (time_us.p50) against message size (log-log)
+  speedup_vs_baseline  median time of the baseline / the algorithm's per size, log y axis; the
+                       baseline is --baseline or config.baseline, and the plot is skipped with a
+                       note when it has no results
+Error bars show the median's 95 % interval (time_us.p50_ci95_low/high) where the report has it,
+and are left out where it does not. Size axes are labelled in B, KiB, MiB.
 With one report the names are plain (busbw_vs_size.png); with several, each report's files carry
 its rank count (busbw_vs_size_n4.png), and reports that share a rank count are numbered in
 command-line order (busbw_vs_size_n4_1.png, busbw_vs_size_n4_2.png).
 When the reports cover two or more rank counts, also:
   busbw_vs_ranks       bus bandwidth per algorithm against N, at the largest size every report has
+Rows are read through ringlab_reports (next to this file, or installed: pip install ./plotting).
 
 Every report is validated first (validate_report.py); a bad one is refused with the validator's
 messages and nothing is written for it. Exit status: 0 when everything was plotted, 1 when a report
@@ -27,11 +32,15 @@ import sys
 import tempfile
 import textwrap
 
+import numpy
+
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ringlab_reports  # noqa: E402  (next to this file, or installed: pip install ./plotting)
 import validate_report  # noqa: E402  (next to this file)
 
 FORMATS = ("png", "svg")
 PLACEMENTS = ("out-of-place", "in-place")
+CI_LOW, CI_HIGH = "time_us_p50_ci95_low", "time_us_p50_ci95_high"  # the median's 95 % interval, when bench gives it
 
 # Fixed style per algorithm, so that a colour means the same thing in every plot.
 STYLE = {
@@ -48,37 +57,38 @@ def note(message):
     print(f"ringlab_plot.py: note: {message}", file=sys.stderr)
 
 
-def byte_label(size):
-    """8 -> '8B', 1024 -> '1K', 67108864 -> '64M', 1536 -> '1.5K' (binary units, as ringlab's -b/-e)."""
-    for shift, unit in ((40, "T"), (30, "G"), (20, "M"), (10, "K")):
-        if size >= 1 << shift:
-            value = size / (1 << shift)
-            return f"{value:g}{unit}" if value == int(value) else f"{value:.3g}{unit}"
-    return f"{size:g}B"
+byte_label = ringlab_reports.byte_label  # 8 -> '8 B', 1024 -> '1 KiB', 67108864 -> '64 MiB'
 
 
 class Report:
-    def __init__(self, path, data, placement):
+    """One bench or simulate report: its document, its rows as a DataFrame (ringlab_reports) and
+    the placements to draw, out-of-place first (one panel each)."""
+
+    def __init__(self, path, data, placements=PLACEMENTS):
         self.path = path
         self.data = data
         self.config = data["config"]
         self.nranks = self.config["nranks"]
-        self.placement = placement
-        self.rows = [row for row in data["results"] if row["placement"] == placement]
+        self.frame = ringlab_reports.from_document(data, path, kind=("bench", "simulate"))
+        wanted = (placements,) if isinstance(placements, str) else tuple(placements)
+        present = set(self.frame["placement"])
+        self.placements = [placement for placement in PLACEMENTS if placement in wanted and placement in present]
         self.suffix = ""
 
-    def series(self, algorithm):
-        """Rows of one algorithm at this report's placement, sorted by size."""
-        return sorted((row for row in self.rows if row["algorithm"] == algorithm), key=lambda row: row["size_bytes"])
+    def series(self, algorithm, placement):
+        """Rows of one algorithm and placement with a size > 0 (a log axis cannot show 0 B), by size."""
+        frame = self.frame
+        rows = frame[(frame["algorithm"] == algorithm) & (frame["placement"] == placement) & (frame["size_bytes"] > 0)]
+        return rows.sort_values("size_bytes")
 
     def algorithms(self):
-        present = {row["algorithm"] for row in self.rows}
+        present = set(self.frame[self.frame["placement"].isin(self.placements)]["algorithm"])
         return [name for name in self.config["algorithms"] if name in present]
 
     def subtitle(self):
         data, config = self.data, self.config
         text = (f"{data['kind']}: backend {config['backend']}, N={self.nranks}, {config['datatype']}, "
-                f"op {config['op']}, {self.placement}, host {data['machine']['hostname']}")
+                f"op {config['op']}, host {data['machine']['hostname']}")
         if config.get("oversubscribed"):  # bench's placement check: no bandwidth claim from such a run
             text += (f"\nOVERSUBSCRIBED: {config.get('ranks_per_host')} ranks on {config.get('usable_cores')} cores: "
                      "correctness and latency ordering only, not bandwidth")
@@ -86,21 +96,71 @@ class Report:
 
 
 def load(path, placement_wanted):
-    """Validate and load one report; returns (Report or None, problems)."""
+    """Validate and load one report; returns (Report or None, problems). placement_wanted None: both."""
     data, problems = validate_report.validate_file(path)
     if problems:
         return None, problems
     placements = {row["placement"] for row in data["results"]}
-    if placement_wanted is not None:
-        placement = placement_wanted
-    else:
-        placement = "out-of-place" if "out-of-place" in placements or not placements else "in-place"
-    if placement not in placements:
-        if not data["results"]:
-            return None, ["$.results: no results to plot (the report is empty)"]
-        return None, [f"$.results: no results with placement {placement} "
+    if not data["results"]:
+        return None, ["$.results: no results to plot (the report is empty)"]
+    if placement_wanted is not None and placement_wanted not in placements:
+        return None, [f"$.results: no results with placement {placement_wanted} "
                       f"(the report has: {', '.join(sorted(placements))})"]
-    return Report(path, data, placement), []
+    try:
+        return Report(path, data, placement_wanted or PLACEMENTS), []
+    except ringlab_reports.ReportError as error:
+        return None, [str(error)]
+
+
+# ---------------------------------------------------------------- values drawn
+# Every time drawn is the median call (time_us.p50); error bars are the median's 95 % interval
+# where the report has it (time_us.p50_ci95_low/high), none where it does not.
+
+def has_interval(rows):
+    return CI_LOW in rows.columns and CI_HIGH in rows.columns
+
+
+def interval_or_none(low, high):
+    """(low, high): arrays with NaN where a row has no interval; None when no row has one."""
+    return None if numpy.isnan(low).all() or numpy.isnan(high).all() else (low, high)
+
+
+def median_times(rows):
+    """(sizes, p50 times, (low, high) or None) in microseconds."""
+    times = rows["time_us_p50"].to_numpy(dtype=float)
+    band = None
+    if has_interval(rows):
+        band = interval_or_none(rows[CI_LOW].to_numpy(dtype=float), rows[CI_HIGH].to_numpy(dtype=float))
+    return rows["size_bytes"].to_numpy(dtype=float), times, band
+
+
+def median_busbw(rows):
+    """(sizes, busbw at the median time, (low, high) or None) in GB/s: the report's busbw factor
+    (busbw / algbw, 2(N-1)/N for all-reduce) times size / time; a slower end of the interval gives
+    the lower bandwidth."""
+    sizes, times, band = median_times(rows)
+    algbw = rows["algbw_gbps"].to_numpy(dtype=float)
+    factor = numpy.divide(rows["busbw_gbps"].to_numpy(dtype=float), algbw, out=numpy.zeros_like(algbw),
+                          where=algbw > 0)
+
+    def busbw(time_us):
+        return factor * sizes / (time_us * 1e3)
+
+    return sizes, busbw(times), None if band is None else (busbw(band[1]), busbw(band[0]))
+
+
+def speedups(base_rows, rows):
+    """(sizes, baseline p50 / algorithm p50, (low, high) or None) over the sizes both have; the
+    interval [baseline low / algorithm high, baseline high / algorithm low] holds every ratio both
+    medians' intervals allow (conservative; as goal_tables.py)."""
+    joined = rows.merge(base_rows, on="size_bytes", suffixes=("", "_base"))
+    joined = joined[(joined["time_us_p50"] > 0) & (joined["time_us_p50_base"] > 0)]
+    ratio = (joined["time_us_p50_base"] / joined["time_us_p50"]).to_numpy(dtype=float)
+    band = None
+    if has_interval(rows) and has_interval(base_rows):
+        band = interval_or_none((joined[CI_LOW + "_base"] / joined[CI_HIGH]).to_numpy(dtype=float),
+                                (joined[CI_HIGH + "_base"] / joined[CI_LOW]).to_numpy(dtype=float))
+    return joined["size_bytes"].to_numpy(dtype=float), ratio, band
 
 
 # ---------------------------------------------------------------- drawing
@@ -120,37 +180,42 @@ def setup_matplotlib():
 
 
 def size_axis(ax, sizes, mpl):
-    """Log2 x axis with byte labels at powers of two (at most ~12 of them)."""
+    """Log2 x axis labelled in B / KiB / MiB at powers of two (at most ~12 of them)."""
     _, FixedLocator, FuncFormatter, NullLocator = mpl
     ax.set_xscale("log", base=2)
     low = math.floor(math.log2(min(sizes)))
     high = math.ceil(math.log2(max(sizes)))
-    distinct = sorted(set(sizes))
+    distinct = sorted(set(int(size) for size in sizes))
     if len(distinct) <= 12 and all(size & (size - 1) == 0 for size in distinct):
-        ticks = [float(size) for size in distinct]  # the measured sizes themselves (e.g. -f 8: 8B 64B 512B)
+        ticks = [float(size) for size in distinct]  # the measured sizes themselves (e.g. -f 8: 8 B 64 B 512 B)
     else:
         step = max(1, math.ceil((high - low + 1) / 12))
         ticks = [2.0 ** exponent for exponent in range(low, high + 1, step)]
     ax.xaxis.set_major_locator(FixedLocator(ticks))
     ax.xaxis.set_minor_locator(NullLocator())
     ax.xaxis.set_major_formatter(FuncFormatter(lambda value, _pos: byte_label(int(round(value)))))
+    if len(ticks) > 6:
+        ax.tick_params(axis="x", labelrotation=45, labelsize=8)
     if low == high:
         ax.set_xlim(2.0 ** (low - 1), 2.0 ** (high + 1))
-    ax.set_xlabel("message size (bytes)")
+    ax.set_xlabel("message size")
 
 
-def time_axis(ax, times, mpl):
+def log_axis(ax, values, mpl):
     """Log10 y axis labelled with plain numbers (1, 2, 5, 10, 20...; decades only past 4 decades)."""
     from matplotlib.ticker import LogLocator, NullFormatter
     _, _, FuncFormatter, _ = mpl
     ax.set_yscale("log")
-    decades = math.log10(max(times)) - math.log10(min(times))
+    decades = math.log10(max(values)) - math.log10(min(values))
     ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0,) if decades > 4 else (1.0, 2.0, 5.0)))
     ax.yaxis.set_major_formatter(FuncFormatter(lambda value, _pos: f"{value:g}"))
     ax.yaxis.set_minor_formatter(NullFormatter())
     if decades < 0.3:  # less than a factor 2: make sure two labels show
-        middle = math.sqrt(max(times) * min(times))
+        middle = math.sqrt(max(values) * min(values))
         ax.set_ylim(middle / 2.5, middle * 2.5)
+
+
+time_axis = log_axis  # the name scale_plot.py and older callers use
 
 
 def new_figure(plt, title, subtitle):
@@ -160,9 +225,30 @@ def new_figure(plt, title, subtitle):
     return fig, ax
 
 
-def plot_line(ax, name, xs, ys):
+def new_panels(plt, title, subtitle, placements):
+    """A figure with one panel per placement side by side (out-of-place left), sharing the y axis."""
+    fig, axes = plt.subplots(1, len(placements), figsize=(6.5 * len(placements) if len(placements) > 1 else 8, 5),
+                             dpi=120, sharey=True, squeeze=False)
+    fig.suptitle(f"{title}\n" + textwrap.fill(subtitle, 50 * len(placements) + 50, break_on_hyphens=False),
+                 fontsize=10)
+    panels = list(axes[0])
+    for ax, placement in zip(panels, placements):
+        ax.set_title(placement, fontsize=10)
+        ax.grid(True, which="major", alpha=0.35)
+    return fig, panels
+
+
+def plot_line(ax, name, xs, ys, band=None):
+    """One algorithm's line; band (low, high) draws error bars from the values to its ends."""
     color, marker = STYLE.get(name, (None, "o"))
-    ax.plot(xs, ys, label=name, color=color, marker=marker, markersize=4, linewidth=1.5)
+    if band is None:
+        ax.plot(xs, ys, label=name, color=color, marker=marker, markersize=4, linewidth=1.5)
+        return
+    values = numpy.asarray(ys, dtype=float)
+    below = numpy.nan_to_num(values - numpy.asarray(band[0], dtype=float), nan=0.0).clip(min=0)
+    above = numpy.nan_to_num(numpy.asarray(band[1], dtype=float) - values, nan=0.0).clip(min=0)
+    ax.errorbar(xs, values, yerr=[below, above], label=name, color=color, marker=marker, markersize=4,
+                linewidth=1.5, capsize=2, elinewidth=0.8)
 
 
 def finish(ax):
@@ -171,6 +257,15 @@ def finish(ax):
         ax.legend(fontsize=8, loc="best")
     else:
         ax.text(0.5, 0.5, "no data to plot", transform=ax.transAxes, ha="center", va="center")
+
+
+def finish_panels(panels):
+    for ax in panels:
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=8, loc="best")
+        else:
+            ax.text(0.5, 0.5, "no data to plot", transform=ax.transAxes, ha="center", va="center")
+    panels[0].figure.tight_layout()
 
 
 def save(plt, fig, out_dir, stem, written):
@@ -211,73 +306,86 @@ def list_written(written):
         print(f"wrote {path}")
 
 
-def positive(rows, value):
-    """(size, value) pairs that a log axis can show: drops 0-byte sizes and non-positive values."""
-    return [(row["size_bytes"], value(row)) for row in rows if row["size_bytes"] > 0 and value(row) > 0]
+def positive_points(xs, ys, band):
+    """The points a log axis can show (value > 0), with their band."""
+    keep = numpy.asarray(ys, dtype=float) > 0
+    return xs[keep], ys[keep], None if band is None else (band[0][keep], band[1][keep])
 
 
-def plot_busbw_vs_size(plt, mpl, report, out_dir, written):
-    fig, ax = new_figure(plt, "Bus bandwidth vs message size", report.subtitle())
-    sizes = []
-    for name in report.algorithms():
-        points = [(row["size_bytes"], row["busbw_gbps"]) for row in report.series(name) if row["size_bytes"] > 0]
-        if points:
-            plot_line(ax, name, *zip(*points))
-            sizes += [size for size, _ in points]
-    if sizes:
-        size_axis(ax, sizes, mpl)
-    ax.set_ylabel("busbw (GB/s)")
-    ax.set_ylim(bottom=0)
-    if report.nranks == 1:
-        ax.text(0.02, 0.95, "N=1: busbw is 0 by definition", transform=ax.transAxes, va="top", fontsize=8)
-    finish(ax)
-    save(plt, fig, out_dir, "busbw_vs_size" + report.suffix, written)
+def busbw_figure(plt, mpl, report):
+    fig, panels = new_panels(plt, "Bus bandwidth vs message size (at the median time; bars: its 95 % interval)",
+                             report.subtitle(), report.placements)
+    for ax, placement in zip(panels, report.placements):
+        sizes = []
+        for name in report.algorithms():
+            rows = report.series(name, placement)
+            if len(rows):
+                xs, ys, band = median_busbw(rows)
+                plot_line(ax, name, xs, ys, band)
+                sizes += list(xs)
+        if sizes:
+            size_axis(ax, sizes, mpl)
+        if report.nranks == 1:
+            ax.text(0.02, 0.95, "N=1: busbw is 0 by definition", transform=ax.transAxes, va="top", fontsize=8)
+    panels[0].set_ylim(bottom=0)  # after every panel is drawn: the shared axis' top covers them all
+    panels[0].set_ylabel("busbw (GB/s)")
+    finish_panels(panels)
+    return fig
 
 
-def plot_latency_vs_size(plt, mpl, report, out_dir, written):
-    fig, ax = new_figure(plt, "Latency vs message size (average time per call)", report.subtitle())
-    sizes, times = [], []
-    for name in report.algorithms():
-        points = positive(report.series(name), lambda row: row["time_us"]["avg"])
-        if points:
-            plot_line(ax, name, *zip(*points))
-            sizes += [size for size, _ in points]
-            times += [time for _, time in points]
-    if sizes:
-        size_axis(ax, sizes, mpl)
-        time_axis(ax, times, mpl)
-    ax.set_ylabel("time per call (us), average")
-    finish(ax)
-    save(plt, fig, out_dir, "latency_vs_size" + report.suffix, written)
+def latency_figure(plt, mpl, report):
+    fig, panels = new_panels(plt, "Latency vs message size (median time per call; bars: its 95 % interval)",
+                             report.subtitle(), report.placements)
+    times = []
+    for ax, placement in zip(panels, report.placements):
+        sizes = []
+        for name in report.algorithms():
+            xs, ys, band = positive_points(*median_times(report.series(name, placement)))
+            if len(xs):
+                plot_line(ax, name, xs, ys, band)
+                sizes += list(xs)
+                times += list(ys)
+        if sizes:
+            size_axis(ax, sizes, mpl)
+    if times:
+        log_axis(panels[0], times, mpl)  # shared by the panels
+    panels[0].set_ylabel("time per call (us), median")
+    finish_panels(panels)
+    return fig
 
 
-def plot_speedup(plt, mpl, report, baseline, out_dir, written):
-    base = {row["size_bytes"]: row["time_us"]["avg"] for row in report.series(baseline)}
-    if not base:
+def speedup_figure(plt, mpl, report, baseline):
+    """The speed-up figure, or None (with a note) when the baseline has no results in the report."""
+    placements = [p for p in report.placements if len(report.series(baseline, p))]
+    if not placements:
         note(f"{report.path}: speedup_vs_baseline{report.suffix} skipped: the baseline {baseline} "
-             f"has no {report.placement} results in this report")
-        return
-    fig, ax = new_figure(plt, f"Speedup over {baseline} (time of {baseline} / time of algorithm)",
-                         report.subtitle())
-    sizes = []
-    for name in report.algorithms():
-        points = [(row["size_bytes"], base[row["size_bytes"]] / row["time_us"]["avg"])
-                  for row in report.series(name)
-                  if row["size_bytes"] > 0 and row["size_bytes"] in base and row["time_us"]["avg"] > 0
-                  and base[row["size_bytes"]] > 0]
-        if points:
-            plot_line(ax, name, *zip(*points))
-            sizes += [size for size, _ in points]
-    if sizes:
-        size_axis(ax, sizes, mpl)
-    ax.axhline(1.0, color="black", linewidth=0.8, linestyle="--")
-    ax.set_ylabel(f"speedup over {baseline} (>1: faster)")
-    ax.set_ylim(bottom=0)
-    finish(ax)
-    save(plt, fig, out_dir, "speedup_vs_baseline" + report.suffix, written)
+             f"has no {' or '.join(report.placements)} results in this report")
+        return None
+    fig, panels = new_panels(plt, f"Speed-up over {baseline} (its median time / the algorithm's; bars: 95 % interval)",
+                             report.subtitle(), placements)
+    ratios = [1.0]
+    for ax, placement in zip(panels, placements):
+        base = report.series(baseline, placement)
+        sizes = []
+        for name in report.algorithms():
+            if name == baseline:
+                continue  # the dashed line at 1
+            xs, ys, band = positive_points(*speedups(base, report.series(name, placement)))
+            if len(xs):
+                plot_line(ax, name, xs, ys, band)
+                sizes += list(xs)
+                ratios += list(ys)
+        if sizes:
+            size_axis(ax, sizes, mpl)
+        ax.axhline(1.0, color="black", linewidth=0.8, linestyle="--")
+    log_axis(panels[0], ratios, mpl)  # log: 0.5x and 2x are as far from 1 on the plot
+    panels[0].set_ylabel(f"speed-up over {baseline} (>1: faster), log scale")
+    finish_panels(panels)
+    return fig
 
 
-def plot_busbw_vs_ranks(plt, mpl, reports, out_dir, written):
+def busbw_vs_ranks_figure(plt, mpl, reports):
+    """(figure, the size drawn) or (None, None) with a note."""
     by_ranks = {}
     for report in reports:
         if report.nranks in by_ranks:
@@ -286,10 +394,10 @@ def plot_busbw_vs_ranks(plt, mpl, reports, out_dir, written):
         else:
             by_ranks[report.nranks] = report
     chosen = [by_ranks[n] for n in sorted(by_ranks)]
-    common = set.intersection(*({row["size_bytes"] for row in report.rows} for report in chosen))
+    common = set.intersection(*({int(s) for s in report.frame["size_bytes"]} for report in chosen))
     if not common:
         note("busbw_vs_ranks skipped: the reports have no message size in common")
-        return
+        return None, None
     size = max(common)
 
     def joined(values):
@@ -298,29 +406,48 @@ def plot_busbw_vs_ranks(plt, mpl, reports, out_dir, written):
 
     subtitle = (f"{joined(r.data['kind'] for r in chosen)}: backend {joined(r.config['backend'] for r in chosen)}, "
                 f"N={','.join(str(r.nranks) for r in chosen)}, {joined(r.config['datatype'] for r in chosen)}, "
-                f"op {joined(r.config['op'] for r in chosen)}, {joined(r.placement for r in chosen)}, "
+                f"op {joined(r.config['op'] for r in chosen)}, "
                 f"host {joined(r.data['machine']['hostname'] for r in chosen)}")
     if not all(r.data["complete"] for r in chosen):
         subtitle += " (partial)"
-    fig, ax = new_figure(plt, f"Bus bandwidth vs number of ranks at {byte_label(size)} ({size} B)", subtitle)
+    placements = [p for p in PLACEMENTS if any(p in r.placements for r in chosen)]
+    fig, panels = new_panels(plt, f"Bus bandwidth (at the median time) vs number of ranks at {byte_label(size)}",
+                             subtitle, placements)
     names = list(dict.fromkeys(name for r in chosen for name in r.config["algorithms"]))
-    for name in names:
-        points = [(r.nranks, row["busbw_gbps"]) for r in chosen for row in r.series(name)
-                  if row["size_bytes"] == size]
-        if points:
-            plot_line(ax, name, *zip(*points))
     ranks = [r.nranks for r in chosen]
-    if max(ranks) >= 8 * min(ranks):  # wide range (2..64): log2 axis
-        _, FixedLocator, FuncFormatter, NullLocator = mpl
-        ax.set_xscale("log", base=2)
-        ax.xaxis.set_minor_locator(NullLocator())
-        ax.xaxis.set_major_formatter(FuncFormatter(lambda value, _pos: f"{value:g}"))
-    ax.set_xticks(ranks)
-    ax.set_xlabel("number of ranks N")
-    ax.set_ylabel("busbw (GB/s)")
-    ax.set_ylim(bottom=0)
-    finish(ax)
-    save(plt, fig, out_dir, "busbw_vs_ranks", written)
+    for ax, placement in zip(panels, placements):
+        for name in names:
+            points = []
+            for r in chosen:
+                rows = r.series(name, placement)
+                rows = rows[rows["size_bytes"] == size]
+                if len(rows):
+                    _, busbw, band = median_busbw(rows)
+                    points.append((r.nranks, busbw[0], None if band is None else (band[0][0], band[1][0])))
+            if points:
+                bands = [p[2] for p in points]
+                band = None if any(b is None for b in bands) else ([b[0] for b in bands], [b[1] for b in bands])
+                plot_line(ax, name, [p[0] for p in points], [p[1] for p in points], band)
+        if max(ranks) >= 8 * min(ranks):  # wide range (2..64): log2 axis
+            _, FixedLocator, FuncFormatter, NullLocator = mpl
+            ax.set_xscale("log", base=2)
+            ax.xaxis.set_minor_locator(NullLocator())
+            ax.xaxis.set_major_formatter(FuncFormatter(lambda value, _pos: f"{value:g}"))
+        ax.set_xticks(ranks)
+        ax.set_xlabel("number of ranks N")
+    panels[0].set_ylim(bottom=0)
+    panels[0].set_ylabel("busbw (GB/s)")
+    finish_panels(panels)
+    return fig, size
+
+
+def plot_report(plt, mpl, report, baseline, out_dir, written):
+    """The three plots of one report into out_dir."""
+    save(plt, busbw_figure(plt, mpl, report), out_dir, "busbw_vs_size" + report.suffix, written)
+    save(plt, latency_figure(plt, mpl, report), out_dir, "latency_vs_size" + report.suffix, written)
+    figure = speedup_figure(plt, mpl, report, baseline)
+    if figure is not None:
+        save(plt, figure, out_dir, "speedup_vs_baseline" + report.suffix, written)
 
 
 # ---------------------------------------------------------------- main
@@ -335,7 +462,8 @@ def parse_arguments(argv):
     parser.add_argument("--baseline", metavar="NAME", choices=sorted(STYLE),
                         help="algorithm for speedup_vs_baseline (default: each report's config.baseline)")
     parser.add_argument("--placement", choices=PLACEMENTS,
-                        help="which results to plot (default: out-of-place, or in-place if a report has only those)")
+                        help="plot only these results (default: out-of-place and in-place side by side, "
+                             "each that the report has)")
     return parser.parse_args(argv)
 
 
@@ -378,11 +506,11 @@ def main(argv):
     written = []
     try:
         for report in reports:
-            plot_busbw_vs_size(plt, mpl, report, arguments.out, written)
-            plot_latency_vs_size(plt, mpl, report, arguments.out, written)
-            plot_speedup(plt, mpl, report, arguments.baseline or report.config["baseline"], arguments.out, written)
+            plot_report(plt, mpl, report, arguments.baseline or report.config["baseline"], arguments.out, written)
         if len({report.nranks for report in reports}) > 1:
-            plot_busbw_vs_ranks(plt, mpl, reports, arguments.out, written)
+            figure, _ = busbw_vs_ranks_figure(plt, mpl, reports)
+            if figure is not None:
+                save(plt, figure, arguments.out, "busbw_vs_ranks", written)
     except OSError as error:
         print(f"ringlab_plot.py: cannot write into {arguments.out}: {error.strerror or error}", file=sys.stderr)
         status = 1

@@ -1,13 +1,15 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Time against rank count from ringlab.bench/1 reports of several N (usually `ringlab simulate`
 on switch:N for N = 2 .. 4096).
 
 Usage: plotting/scale_plot.py REPORT... --out DIR [--sizes 1K,256K,64M]
 
 For every size (default: every size that all reports have) writes time_vs_ranks_<bytes>.png and
-.svg into DIR: the out-of-place time per call of each algorithm against N, log-log, and prints a
+.svg into DIR: the out-of-place median time per call (time_us.p50) of each algorithm against N,
+log-log, and prints a
 Markdown table per size with the times, interval_paired / ring, and parameter_server / the fastest
-other algorithm (where the server collapses). Reports are validated first (validate_report.py).
+other algorithm (where the server collapses). Reports are validated first (validate_report.py)
+and read through ringlab_reports.
 Exit status: 0 when everything was written, 1 when a report was refused or a file could not be
 written, 2 on a usage error.
 """
@@ -18,6 +20,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ringlab_plot  # noqa: E402  (next to this file: styles and atomic saving)
+import ringlab_reports  # noqa: E402  (next to this file, or installed: pip install ./plotting)
 import validate_report  # noqa: E402
 
 
@@ -30,7 +33,7 @@ def parse_size(text):
 
 
 def load(paths):
-    """{nranks: {(algorithm, bytes): time_us}} from the out-of-place rows of each report."""
+    """{nranks: {(algorithm, bytes): median time_us}} from the out-of-place rows of each report."""
     by_ranks = {}
     for path in paths:
         report, problems = validate_report.validate_file(path)
@@ -41,14 +44,16 @@ def load(paths):
         if nranks in by_ranks:
             print(f"{path}: a second report for N = {nranks}; pass one report per rank count", file=sys.stderr)
             return None
-        by_ranks[nranks] = {(row["algorithm"], row["size_bytes"]): row["time_us"]["avg"]
-                            for row in report["results"] if row["placement"] == "out-of-place"}
+        frame = ringlab_reports.from_document(report, path, kind=("bench", "simulate"))
+        rows = frame[frame["placement"] == "out-of-place"]
+        by_ranks[nranks] = {(algorithm, int(size)): float(time) for algorithm, size, time
+                            in zip(rows["algorithm"], rows["size_bytes"], rows["time_us_p50"])}
     return by_ranks
 
 
 def table(by_ranks, size):
     algorithms = sorted({a for rows in by_ranks.values() for (a, b) in rows if b == size})
-    lines = [f"### {size} B", "", "| N | " + " | ".join(f"{a} (us)" for a in algorithms) +
+    lines = [f"### {size} B ({ringlab_plot.byte_label(size)})", "", "| N | " + " | ".join(f"{a} (us)" for a in algorithms) +
              " | interval_paired / ring | parameter_server / fastest other |",
              "|---|" + "---|" * (len(algorithms) + 2)]
     for nranks in sorted(by_ranks):
@@ -100,7 +105,7 @@ def main():
         return 2
     os.makedirs(arguments.out, exist_ok=True)
     plt = ringlab_plot.setup_matplotlib()[0]
-    subtitle = f"{len(by_ranks)} reports, N = {min(by_ranks)} .. {max(by_ranks)}, out-of-place avg"
+    subtitle = f"{len(by_ranks)} reports, N = {min(by_ranks)} .. {max(by_ranks)}, out-of-place median (p50)"
     written = []
     for size in sizes:
         print(table(by_ranks, size))

@@ -9,7 +9,8 @@ each report differs from the one before it, on the statistic `ringlab compare` r
 (time_us.p50, the median call) and over the sizes it scores (>= --min-bytes, both placements).
 
 Steps:
-  1. per report, {(algorithm, bytes, placement): time_us.p50} over sizes >= --min-bytes
+  1. per report (read through ringlab_reports), {(algorithm, bytes, placement): time_us.p50} over
+     sizes >= --min-bytes
      (mpi-native too: it is a measurement like any other);
   2. per consecutive pair of reports (in the order given) and algorithm, over the rows both
      have: median |later / earlier - 1|, and the row that moved most;
@@ -19,9 +20,12 @@ reports, different rank counts, no row in common.
 Usage: sweep_repeatability.py REPORT.json REPORT.json [...] [--min-bytes 65536]
 """
 import argparse
-import json
+import os
 import statistics
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ringlab_reports  # noqa: E402  (next to this file, or installed: pip install ./plotting)
 
 
 class BadInput(Exception):
@@ -29,32 +33,24 @@ class BadInput(Exception):
 
 
 def rows_of(path, min_bytes):
-    """(nranks, {(algorithm, bytes, placement): p50 us}) of one bench report."""
+    """(nranks, {(algorithm, bytes, placement): p50 us}) of one bench report, read through ringlab_reports."""
     try:
-        with open(path, encoding="utf-8") as stream:
-            document = json.load(stream)
-    except OSError as error:
-        raise BadInput(f"{path}: cannot read it: {error.strerror}") from error
-    except json.JSONDecodeError as error:
-        raise BadInput(f"{path}: not valid JSON: {error}") from error
-    if not isinstance(document, dict) or not isinstance(document.get("results"), list):
-        raise BadInput(f"{path}: missing field 'results' (is it a report written by ringlab bench --json?)")
-    nranks = document.get("config", {}).get("nranks") if isinstance(document.get("config"), dict) else None
+        frame = ringlab_reports.load(path, kind=("bench", "simulate"))
+    except ringlab_reports.ReportError as error:
+        raise BadInput(str(error)) from error
+    config = frame.attrs["document"].get("config")
+    nranks = config.get("nranks") if isinstance(config, dict) else None
     if not isinstance(nranks, int) or isinstance(nranks, bool) or nranks < 1:
         raise BadInput(f"{path}: config.nranks must be a rank count >= 1, got {nranks!r}")
+    if len(frame) and "time_us_p50" not in frame.columns:
+        raise BadInput(f"{path}: results[0]: missing field time_us.p50 (the median call)")
     rows = {}
-    for i, row in enumerate(document["results"]):
-        where = f"results[{i}]"
-        try:
-            key = (str(row["algorithm"]), int(row["size_bytes"]), str(row["placement"]))
-            median = row["time_us"]["p50"]
-        except (KeyError, TypeError, ValueError) as error:
-            raise BadInput(f"{path}: {where}: missing or bad field {error} (algorithm, size_bytes, placement, "
-                           "time_us.p50)") from error
+    for i, (algorithm, size, placement, median) in enumerate(zip(frame["algorithm"], frame["size_bytes"],
+                                                                 frame["placement"], frame.get("time_us_p50", []))):
         if not isinstance(median, (int, float)) or isinstance(median, bool) or not median > 0:
-            raise BadInput(f"{path}: {where}.time_us.p50 must be a time > 0 us, got {median!r}")
-        if key[1] >= min_bytes:
-            rows[key] = float(median)
+            raise BadInput(f"{path}: results[{i}].time_us.p50 must be a time > 0 us, got {median!r}")
+        if int(size) >= min_bytes:
+            rows[(str(algorithm), int(size), str(placement))] = float(median)
     return nranks, rows
 
 

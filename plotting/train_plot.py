@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Plot ringlab.train/1 reports (the JSON that `ringlab train --json` writes).
 
 Usage: plotting/train_plot.py REPORT... --out DIR
@@ -8,7 +8,8 @@ Writes into DIR (PNG and SVG each):
   time_breakdown   mean compute, communication and idle seconds per step (the report's summary,
                    over its timed steps), one stacked bar per report
 Each report is labelled "<mode> <algorithm> N=<ranks>" (plus its file name when two reports would
-share a label). A file that is not a ringlab.train/1 report, or lacks a field the plots need, is
+share a label). Reports are read through ringlab_reports. A file that is not a ringlab.train/1
+report, or lacks a field the plots need, is
 refused with a message naming the file and the field; nothing is written then.
 Exit status: 0 when everything was written, 1 on a refused report or a write error, 2 on a usage error.
 """
@@ -19,6 +20,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ringlab_plot  # noqa: E402  (next to this file: styles and atomic saving)
+import ringlab_reports  # noqa: E402  (next to this file, or installed: pip install ./plotting)
 
 SCHEMA = "ringlab.train/1"
 PARTS = (("mean_compute_seconds", "compute", "tab:blue"),
@@ -27,26 +29,29 @@ PARTS = (("mean_compute_seconds", "compute", "tab:blue"),
 
 
 def load(path):
-    """(report, problem): problem is None when the report has what the plots need."""
-    report, problem = ringlab_plot.read_report(path, SCHEMA)
-    if problem:
-        return None, problem
-    for key in ("config", "nranks", "steps", "summary"):
+    """(steps as a DataFrame with the report in attrs["document"], problem): problem is None when
+    the report has what the plots need."""
+    try:
+        steps = ringlab_reports.load(path, kind="train")
+    except ringlab_reports.ReportError as error:
+        return None, str(error).removeprefix(f"{path}: ")
+    report = steps.attrs["document"]
+    for key in ("config", "nranks", "summary"):
         if key not in report:
             return None, f"missing field '{key}'"
-    for index, step in enumerate(report["steps"]):
-        if not isinstance(step, dict) or not isinstance(step.get("loss"), (int, float)) or "step" not in step:
-            return None, f"steps[{index}]: needs 'step' and a numeric 'loss'"
+    if len(steps) and not steps["loss"].map(lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)).all():
+        return None, "steps: every step needs a numeric 'loss'"
     for key, _, _ in PARTS:
         if not isinstance(report["summary"].get(key), (int, float)):
             return None, f"summary.{key}: missing or not a number"
     for key in ("mode", "algorithm"):
         if key not in report["config"]:
             return None, f"config.{key}: missing"
-    return report, None
+    return steps, None
 
 
 def labels_of(paths, reports):
+    """reports: the documents."""
     labels = [f"{r['config']['mode']} {r['config']['algorithm']} N={r['nranks']}" for r in reports]
     return [f"{label} ({os.path.basename(path)})" if labels.count(label) > 1 else label
             for label, path in zip(labels, paths)]
@@ -57,22 +62,22 @@ def main():
     parser.add_argument("reports", nargs="+")
     parser.add_argument("--out", required=True)
     arguments = parser.parse_args()
-    reports = []
+    frames = []
     for path in arguments.reports:
-        report, problem = load(path)
+        steps, problem = load(path)
         if problem:
             print(f"{path}: {problem}", file=sys.stderr)
             return 1
-        reports.append(report)
+        frames.append(steps)
+    reports = [steps.attrs["document"] for steps in frames]
     labels = labels_of(arguments.reports, reports)
     plt = ringlab_plot.setup_matplotlib()[0]
     os.makedirs(arguments.out, exist_ok=True)
     written = []
     try:
         figure, axes = ringlab_plot.new_figure(plt, "training loss per step", f"{len(reports)} ringlab.train/1 reports")
-        for report, label in zip(reports, labels):
-            axes.plot([s["step"] for s in report["steps"]], [s["loss"] for s in report["steps"]], marker="o",
-                      markersize=3, label=label)
+        for steps, label in zip(frames, labels):
+            axes.plot(steps["step"], steps["loss"], marker="o", markersize=3, label=label)
         axes.set_xlabel("step")
         axes.set_ylabel("loss")
         ringlab_plot.finish(axes)

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Validate ringlab.bench/1 reports (the JSON that `ringlab bench` writes).
 
 Usage: plotting/validate_report.py REPORT...

@@ -20,7 +20,7 @@ set -euo pipefail
 out=${1:?usage: $0 OUTDIR [BUILD]}
 build=${2:-build/release}
 ringlab=$build/cli/ringlab
-py=/usr/bin/python3
+py=${PYTHON:-python3}  # needs pandas (scripts/venv.sh makes a python that has it)
 day=$(date -u +%Y-%m-%d)
 max_rounds=${ROUNDS:-3}
 read -r -a mpiexec_flags <<< "${MPIEXEC_FLAGS:-}"

@@ -25,7 +25,8 @@ cores=$(nproc)  # the CPUs this shell, and so mpiexec's ranks, may use
 
 if ! "$python" -c 'import pandas, matplotlib, jsonschema' 2>/dev/null; then
   echo "sweep.sh: $python cannot import pandas, matplotlib and jsonschema, which the report scripts need;" \
-       "install python3-pandas python3-matplotlib python3-jsonschema, or give PYTHON=/path/to/python3" >&2
+       "install python3-pandas python3-matplotlib python3-jsonschema, or give PYTHON=/path/to/python3" \
+       "(bash scripts/venv.sh makes build/venv/bin/python with them)" >&2
   exit 2
 fi
 # A performance run times each (size, algorithm, placement) until its median's 95 % interval is

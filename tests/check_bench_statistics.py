@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Checks that every row of a measured ringlab.bench/1 report has statistics that agree.
 
 Usage: check_bench_statistics.py REPORT [--converged any|true|false|some-false|null]

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """plotting/validate_report.py refuses statistics that disagree (issue 28, part 1).
 
 Usage: validate_statistics_refusals.py PLOTTING_DIR

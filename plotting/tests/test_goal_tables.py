@@ -81,7 +81,7 @@ def main():
     expect("no interval refused", run(no_interval), 1, "rows without time_us.p50_ci95_low/high")
     no_mpi = report(2, [r for r in PERFORMANCE_ROWS if r["algorithm"] != "mpi-native"], **BOUND)
     expect("no baseline refused", run(no_mpi), 1, "no mpi-native rows")
-    expect("other report refused", run({"schema": "ringlab.train/1"}), 1, "not a ringlab.bench/1 report")
+    expect("other report refused", run({"schema": "ringlab.train/1"}), 1, "not a measured ringlab.bench/1 report")
     expect("no reports", run(), 1, "Usage: plotting/goal_tables.py")
     return checks.report("goal_tables")
 

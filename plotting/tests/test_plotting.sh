@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Tests plotting/validate_report.py and plotting/ringlab_plot.py on the fixtures in this folder.
 # Usage: plotting/tests/test_plotting.sh OUTDIR
-# Needs the Debian packages python3-matplotlib and python3-jsonschema (system python3).
+# Runs the scripts with $PYTHON (default python3), which needs pandas, matplotlib and jsonschema.
 # Writes plots and malformed copies of the fixtures under OUTDIR; prints "N passed, M failed".
 set -euo pipefail
 
@@ -12,7 +12,7 @@ fi
 out=$1
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 plotting=$(dirname "$here")
-py=/usr/bin/python3
+py=${PYTHON:-python3}
 validate=("$py" "$plotting/validate_report.py")
 plot=("$py" "$plotting/ringlab_plot.py")
 n4=$here/sample-report-n4.json

@@ -12,7 +12,7 @@ TOOL = os.path.join(os.path.dirname(HERE), "sweep_repeatability.py")
 
 def report(times_us, nranks=4):
     """A bench report with rows {(algorithm, bytes, placement): p50 us}."""
-    return {"config": {"nranks": nranks}, "results": [
+    return {"schema": "ringlab.bench/1", "config": {"nranks": nranks}, "results": [
         {"algorithm": algorithm, "size_bytes": size, "placement": placement, "time_us": {"p50": us}}
         for (algorithm, size, placement), us in times_us.items()]}
 
@@ -48,6 +48,8 @@ def main():
     zero["results"][3]["time_us"]["p50"] = 0
     expect("zero time", run(directory, [base, zero]), 2, "results[3].time_us.p50 must be a time > 0 us")
     expect("nothing shared", run(directory, [base, report({("ring", 8, "in-place"): 1.0})]), 2, "no row in common")
+    expect("not a bench report", run(directory, [base, {"schema": "ringlab.train/1", "steps": []}]), 2,
+           "sweep-1.json: not a ringlab.bench/1 report")
     return checks.report("sweep_repeatability")
 
 

@@ -1,0 +1,61 @@
+# Issue 28, part 3b: plotting/ as the installable package ringlab_reports (docs/python-reports.md).
+# SYSTEM_PYTHON3 comes from cmake/ringlab_python.cmake (a python3 with pandas, matplotlib and
+# jsonschema). Included at the end of tests/CMakeLists.txt.
+if(SYSTEM_PYTHON3)
+  # load(): every report kind, committed and hand-made, flattening, the median's interval, errors.
+  add_test(NAME plotting.ringlab_reports
+           COMMAND ${SYSTEM_PYTHON3} ${PROJECT_SOURCE_DIR}/plotting/tests/test_ringlab_reports.py)
+  # The figures from their axes: side-by-side placements, p50, error bars, log speed-up, KiB/MiB ticks.
+  add_test(NAME plotting.plot_axes COMMAND ${SYSTEM_PYTHON3} ${PROJECT_SOURCE_DIR}/plotting/tests/test_plot_axes.py)
+  set_tests_properties(plotting.ringlab_reports plotting.plot_axes PROPERTIES TIMEOUT 120
+                       PASS_REGULAR_EXPRESSION "Ran [1-9][0-9]* tests.*OK" FAIL_REGULAR_EXPRESSION "FAILED \\(")
+  # pip install ./plotting and pip install -e ./plotting, offline, in throwaway venvs (77: skipped,
+  # with the reason, where this python cannot make venvs or lacks what an offline install needs).
+  add_test(NAME plotting.venv_install
+           COMMAND ${CMAKE_COMMAND} -E env PYTHON=${SYSTEM_PYTHON3}
+                   bash ${PROJECT_SOURCE_DIR}/plotting/tests/test_venv_install.sh ${CMAKE_CURRENT_BINARY_DIR}/venv-install)
+  set_tests_properties(plotting.venv_install PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77
+                       PASS_REGULAR_EXPRESSION "test_venv_install: both installs work")
+  # The plotting scripts run under $PYTHON, not a fixed path: the fixtures test gets the one CMake found.
+  set_tests_properties(plotting.fixtures PROPERTIES ENVIRONMENT PYTHON=${SYSTEM_PYTHON3})
+  # The plot scripts on committed reports of each kind (read through ringlab_reports).
+  set(committed ${PROJECT_SOURCE_DIR}/results)
+  set(python_plots ${CMAKE_CURRENT_BINARY_DIR}/python-reports-plots)
+  add_test(NAME plotting.committed_bench_plots
+           COMMAND ${SYSTEM_PYTHON3} ${PROJECT_SOURCE_DIR}/plotting/ringlab_plot.py
+                   ${committed}/bench/2026-12-03/mpi-n2.json ${committed}/bench/2026-12-03/mpi-n4.json
+                   --out ${python_plots}/bench)
+  set_tests_properties(plotting.committed_bench_plots PROPERTIES TIMEOUT 180
+                       PASS_REGULAR_EXPRESSION "wrote .*speedup_vs_baseline_n2.svg.*wrote .*busbw_vs_ranks.svg")
+  add_test(NAME plotting.committed_scale_plot
+           COMMAND ${SYSTEM_PYTHON3} ${PROJECT_SOURCE_DIR}/plotting/scale_plot.py
+                   ${committed}/scale/2026-12-03/vs-n-switch/2.json ${committed}/scale/2026-12-03/vs-n-switch/4.json
+                   --sizes 1K --out ${python_plots}/scale)
+  set_tests_properties(plotting.committed_scale_plot PROPERTIES TIMEOUT 120
+                       PASS_REGULAR_EXPRESSION "### 1024 B \\(1 KiB\\).*wrote .*time_vs_ranks_1024.svg")
+  add_test(NAME plotting.committed_compare_plot
+           COMMAND ${SYSTEM_PYTHON3} ${PROJECT_SOURCE_DIR}/plotting/compare_plot.py
+                   ${committed}/calibration/2026-12-03-compare-fresh-n2.json --out ${python_plots}/compare)
+  add_test(NAME plotting.committed_train_plot
+           COMMAND ${SYSTEM_PYTHON3} ${PROJECT_SOURCE_DIR}/plotting/train_plot.py
+                   ${committed}/training/2026-12-03/dp-n4-run1.json ${committed}/training/2026-12-03/hybrid-n4-run1.json
+                   --out ${python_plots}/train)
+  add_test(NAME plotting.committed_replay_plot
+           COMMAND ${SYSTEM_PYTHON3} ${PROJECT_SOURCE_DIR}/plotting/replay_plot.py
+                   ${committed}/replay/2026-12-03/curve-nvswitch-n2.json ${committed}/replay/2026-12-03/curve-nvswitch-n4.json
+                   ${committed}/replay/2026-12-03/replay-vgg16-miniimagenet-n4-run1.json --out ${python_plots}/replay)
+  set_tests_properties(plotting.committed_compare_plot plotting.committed_train_plot plotting.committed_replay_plot
+                       PROPERTIES TIMEOUT 120 PASS_REGULAR_EXPRESSION "wrote .*\\.svg")
+  # goal_tables.py reads through ringlab_reports too: a wrong kind is refused with both named.
+  add_test(NAME plotting.goal_tables_refuses_train_report
+           COMMAND ${expect_failure} "dp-n4-run1.json: not a measured ringlab.bench/1 report .it is a ringlab.train/1 report"
+                   ${SYSTEM_PYTHON3} ${PROJECT_SOURCE_DIR}/plotting/goal_tables.py ${committed}/training/2026-12-03/dp-n4-run1.json)
+  set_tests_properties(plotting.goal_tables_refuses_train_report PROPERTIES TIMEOUT 60)
+endif()
+# No script, test or CMake file names a fixed interpreter path: they run ${PYTHON:-python3},
+# SYSTEM_PYTHON3 or `#!/usr/bin/env python3`.
+add_test(NAME python.no_fixed_interpreter
+         COMMAND bash -c "! grep -rn --include='*.sh' --include='*.py' --include='*.cmake' --include=CMakeLists.txt \
+                          -e '/usr/bin/[p]ython' scripts plotting tests cmake CMakeLists.txt"
+         WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(python.no_fixed_interpreter PROPERTIES TIMEOUT 30)
