@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "backends/threads_communicator.hpp"
 #include "bench_options.hpp"
 #include "machine_info.hpp"
+#include "placement.hpp"
 #include "rank_placement.hpp"
 #include "report.hpp"
 #include "sweep.hpp"
@@ -23,6 +25,7 @@
 #include "launch.hpp"
 #include "output_file.hpp"
 #include "setup_phase.hpp"
+#include "step_trace_gather.hpp"
 #include "sweep_arguments.hpp"
 #ifdef RINGLAB_HAVE_CUDA
 #include "device_info.hpp"
@@ -52,6 +55,7 @@ struct BenchArguments {
   int gpus = 0;           // cuda-peer: 0 = as many as the ranks need
   int gpu_buffers = 0;    // mpi: 1 = collective buffers on the GPU
   double timeout_seconds = default_timeout_seconds;
+  std::string trace;  // --trace FILE: the measured timeline, one extra call per (size, algorithm, placement)
   std::string command_line;
 };
 
@@ -190,6 +194,16 @@ int run_bench(Communicator& comm, const BenchArguments& arguments, const bench::
   const bool write_json = leader && !arguments.sweep.json.empty();
   const bool json_to_file = !io::is_standard_output(arguments.sweep.json);
   std::vector<bench::ResultRow> measured;  // rank 0: every size measured so far
+  MeasuredTrace trace;
+  bench::TraceOneCall trace_one_call;
+  if (!arguments.trace.empty())
+    trace_one_call = [&](const std::string& algorithm, const bench::SweepSize& size, bool in_place,
+                         const std::function<void(const ExecuteOptions&)>& call, const ExecuteOptions& execute) {
+      const std::string_view placement = name_of(placement_of(in_place));
+      trace.trace_call(comm, execute, call, trace_call_name(algorithm, size.bytes, placement),
+                       {{"source", "measured"}, {"algorithm", algorithm}, {"bytes", size.bytes},
+                        {"placement", placement}, {"ranks", comm.size()}});
+    };
   const auto rows = bench::run_sweep(
       comm, options, sizes, buffers,
       [&](const std::vector<bench::ResultRow>& size_rows) {
@@ -201,9 +215,19 @@ int run_bench(Communicator& comm, const BenchArguments& arguments, const bench::
         measured.insert(measured.end(), size_rows.begin(), size_rows.end());
         io::write_json_file(arguments.sweep.json, bench::make_report(run, options, measured, false));
       },
-      [&](const bench::SweepProgress& step) { progress.show(step); });
+      [&](const bench::SweepProgress& step) { progress.show(step); }, trace_one_call);
   progress.clear();
   if (!leader) return 0;
+  if (!arguments.trace.empty()) {
+    io::write_json_file(arguments.trace,
+                        trace.document({{"command", arguments.command_line}, {"backend", backend},
+                                        {"ranks", comm.size()}, {"datatype", name_of(options.type)},
+                                        {"segment_bytes", options.segment_bytes},
+                                        {"clock", shares_one_clock(comm) ? "one clock (threads of one process)"
+                                                                         : "each rank's offset to rank 0 from ping-pongs"}}),
+                        1, standard_output);
+    if (!io::is_standard_output(arguments.trace)) fmt::print("# trace written to {}\n", arguments.trace);
+  }
   bench::print_footer(stdout, rows, options);
   if (write_json) {
     io::write_json_file(arguments.sweep.json, bench::make_report(run, options, rows, true), 1, standard_output);
@@ -251,6 +275,10 @@ CommandRunner add_bench_command(CLI::App& app, const std::string& command_line) 
                       "mpi: 1 = buffers on the GPU (CUDA-aware MPI, or staged through pinned memory)")
       ->capture_default_str();
   add_timeout_option(*command, arguments->timeout_seconds);
+  command->add_option("--trace", arguments->trace,
+                      "Write a Trace Event Format (Perfetto) timeline: per rank and step, send/receive/reduce spans "
+                      "of one extra call per size, algorithm and placement after the timed ones")
+      ->check(output_path());
   return [arguments] {
     // Everything that can be refused is refused here, before any rank starts.
     const std::string backend = resolve_backend(arguments->backend);
@@ -263,7 +291,9 @@ CommandRunner add_bench_command(CLI::App& app, const std::string& command_line) 
       check_threads_job(arguments->ranks, 4.0 * static_cast<double>(options.max_bytes) * arguments->ranks,
                          bench::available_memory_bytes());
     check_output_option(arguments->sweep.json, arguments->sweep.force, "--json");
-    const io::StandardOutputForData data_output(to_standard_output({{"--json", &arguments->sweep.json}}));
+    check_output_option(arguments->trace, arguments->sweep.force, "--trace");
+    const io::StandardOutputForData data_output(
+        to_standard_output({{"--json", &arguments->sweep.json}, {"--trace", &arguments->trace}}));
     return run_ranks(backend,
                      DeviceLayout{arguments->ranks, arguments->ranks_per_gpu, arguments->gpus, arguments->gpu_buffers == 1},
                      JobSetup{checked_timeout(options.timeout_seconds), options.fault},
