@@ -11,13 +11,22 @@
 
 #include <nlohmann/json.hpp>
 
+#include <fmt/format.h>
+
+#include <map>
+
+#include "algorithms/algorithm.hpp"
 #include "backends/threads_communicator.hpp"
 #include "execute.hpp"
+#include "flow_level.hpp"
+#include "flow_trace.hpp"
+#include "presets.hpp"
 #include "step_trace.hpp"
 #include "step_trace_gather.hpp"
 
 namespace ringlab {
 namespace {
+
 
 TEST(StepTrace, MergesPiecesOfOneTransferPerStepAndPeer) {
   const std::vector<StepSpan> spans = {
@@ -131,6 +140,34 @@ TEST(StepTrace, GatherBringsEveryRanksSpansToRankZero) {
   std::set<int> ranks;
   for (const StepSpan& span : gathered) ranks.insert(span.rank);
   EXPECT_EQ(ranks, (std::set<int>{0, 1, 2}));
+}
+
+// Parameter-server incast: three workers share the server's one incoming link, which carries its
+// whole 10 GB/s while they push and nothing after; every counter track ends at 0.
+TEST(StepTrace, LinkLoadSamplesFollowTheFlows) {
+  const Topology topology = make_preset_topology("switch:4,bw=10e9,lat=0.5e-6");
+  simulator::FlowLevelOptions options;
+  options.record_trace = true;
+  simulator::FlowLevelModel model(topology, 0.0, options);
+  const simulator::FlowPrediction predicted =
+      model.predict(make_schedule("parameter_server", Collective::allreduce, 4), 1 << 18, DataType::float32);
+  ASSERT_FALSE(predicted.load_samples.empty());
+  const NodeId server = topology.endpoint_node(0);
+  std::map<std::tuple<bool, NodeId, NodeId>, double> last;
+  double previous = 0;
+  double server_peak = 0;
+  for (const simulator::LoadSample& sample : predicted.load_samples) {
+    EXPECT_GE(sample.seconds, previous);
+    previous = sample.seconds;
+    last[{sample.is_switch, sample.from, sample.to}] = sample.bytes_per_second;
+    if (!sample.is_switch && sample.to == server) server_peak = std::max(server_peak, sample.bytes_per_second);
+  }
+  EXPECT_NEAR(server_peak, 10e9, 1.0);
+  for (const auto& [resource, rate] : last) EXPECT_EQ(rate, 0.0);
+  const nlohmann::json trace = simulator::flow_trace_json(predicted, topology, {{"algorithm", "parameter_server"}});
+  const auto counters = std::count_if(trace["traceEvents"].begin(), trace["traceEvents"].end(),
+                                      [](const nlohmann::json& e) { return e["ph"] == "C"; });
+  EXPECT_EQ(counters, static_cast<std::ptrdiff_t>(predicted.load_samples.size()));
 }
 
 }  // namespace
