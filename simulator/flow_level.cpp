@@ -274,15 +274,21 @@ class Simulation {
     return cursor;
   }
 
-  // --trace: a sample for every resource whose summed flow rate changed since its last sample;
-  // `now` NaN at the end, when every resource that carried bytes falls to 0 at the last time.
+  // --trace: a sample for every resource rebalance touched whose summed flow rate changed since
+  // its last sample; `now` NaN at the end, when every resource still above 0 falls to 0.
   void sample_loads(double now) {
     if (!options_.record_trace) return;
     if (sampled_rate_.empty()) sampled_rate_.assign(resource_flows_.size(), 0.0);
     const bool at_end = std::isnan(now);
-    if (at_end) now = last_sample_seconds_;
+    if (at_end) {
+      now = last_sample_seconds_;
+      touched_.clear();
+      for (std::size_t resource = 0; resource < sampled_rate_.size(); ++resource)
+        if (sampled_rate_[resource] != 0) touched_.push_back(static_cast<std::int32_t>(resource));
+    }
     last_sample_seconds_ = now;
-    for (std::size_t resource = 0; resource < resource_flows_.size(); ++resource) {
+    for (const std::int32_t touched : touched_) {
+      const auto resource = static_cast<std::size_t>(touched);
       double rate = 0;
       if (!at_end)
         for (int index : resource_flows_[resource]) rate += flows_[static_cast<std::size_t>(index)].rate;
@@ -301,6 +307,7 @@ class Simulation {
       sample.bytes_per_second = rate;
       load_samples_.push_back(sample);
     }
+    touched_.clear();
   }
 
   void record(TraceSpan span) {
@@ -530,6 +537,7 @@ class Simulation {
           for (std::int32_t resource : routes_.resources(flow.route)) visit_resource(resource);
         }
       solve_component(now);
+      if (options_.record_trace) touched_.insert(touched_.end(), component_resources_.begin(), component_resources_.end());
     }
     dirty_.clear();
   }
@@ -664,6 +672,7 @@ class Simulation {
   bool trace_truncated_ = false;
   std::vector<double> sampled_rate_;  // per resource, the rate of its last load sample
   std::vector<LoadSample> load_samples_;
+  std::vector<std::int32_t> touched_;  // resources rebalance solved since the last sample
   double last_sample_seconds_ = 0;
   std::int64_t transfers_ = 0;
 };
