@@ -155,6 +155,8 @@ CommandRunner add_allreduce_command(CLI::App& app) {
   return [arguments] {
     if (arguments->iterations < 0) throw std::invalid_argument("--iters must not be negative");
     parse_segment_bytes(arguments->segment_bytes);  // refused before any rank starts
+    if (io::is_standard_output(arguments->trace))
+      throw std::invalid_argument("--trace -: allreduce prints its table on standard output; give a file name");
     check_output_option(arguments->trace, arguments->force, "--trace");
     checked_timeout(arguments->timeout_seconds);
     const std::optional<FaultSpec> fault = fault_from_environment();
