@@ -12,7 +12,9 @@
 #include "execute.hpp"
 #include "job_options.hpp"
 #include "launch.hpp"
+#include "output_file.hpp"
 #include "placement.hpp"
+#include "step_trace_gather.hpp"
 #include "test_data.hpp"
 
 namespace ringlab::cli {
@@ -32,6 +34,8 @@ struct AllreduceArguments {
   std::string check = "1";  // -c/--check: 1 = check the result (as bench and nccl-tests), 0 = do not
   double timeout_seconds = default_timeout_seconds;
   AlgorithmOptions options;
+  std::string trace;  // --trace FILE: one extra call per implementation, traced
+  bool force = false;
 };
 
 struct RunResult {
@@ -41,7 +45,7 @@ struct RunResult {
 
 // Runs one implementation: a warm-up call, `iterations` timed calls, then one checked call (with -c 1).
 RunResult run_one(Communicator& comm, PreparedCollective& prepared, const AllreduceArguments& arguments,
-                  std::int64_t count, DataType type, ReduceOp op, const ExecuteOptions& options) {
+                  std::int64_t count, DataType type, ReduceOp op, const ExecuteOptions& options, MeasuredTrace* trace) {
   const std::size_t bytes = checked_byte_count(count, type);
   std::vector<std::byte> input(bytes);
   std::vector<std::byte> output(bytes);
@@ -57,6 +61,14 @@ RunResult run_one(Communicator& comm, PreparedCollective& prepared, const Allred
   const auto start = Clock::now();
   for (int i = 0; i < arguments.iterations; ++i) prepared.run(comm, input.data(), result, count, type, op, timed);
   const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+  if (trace != nullptr) {
+    const std::string_view placement = name_of(placement_of(arguments.in_place));
+    trace->trace_call(
+        comm, timed, [&](const ExecuteOptions& traced) { prepared.run(comm, input.data(), result, count, type, op, traced); },
+        trace_call_name(prepared.algorithm(), static_cast<std::int64_t>(bytes), placement),
+        {{"source", "measured"}, {"algorithm", prepared.algorithm()}, {"bytes", bytes}, {"placement", placement},
+         {"ranks", comm.size()}});
+  }
 
   // Combine the figures over ranks with the suite's own ring all-reduce.
   PreparedCollective ring("ring", Collective::allreduce, {}, comm.size(), comm.rank());
@@ -88,13 +100,15 @@ int run_on(Communicator& comm, const AllreduceArguments& arguments, const std::o
                name_of(placement_of(arguments.in_place)), arguments.iterations, "algorithm", "time (us)",
                "algbw (GB/s)", "busbw (GB/s)", "#wrong");
   std::int64_t total_wrong = 0;
+  MeasuredTrace trace;
   for (const std::string& name : parse_name_list(arguments.algorithms, allreduce_implementations())) {
     if (name == mpi_native && !comm.has_native_allreduce()) {
       if (print) fmt::print("{:<20} skipped: needs --backend mpi\n", name);
       continue;
     }
     PreparedCollective prepared(name, Collective::allreduce, arguments.options, comm.size(), comm.rank());
-    const RunResult result = run_one(comm, prepared, arguments, count, type, op, options);
+    const RunResult result =
+        run_one(comm, prepared, arguments, count, type, op, options, arguments.trace.empty() ? nullptr : &trace);
     total_wrong += std::max<std::int64_t>(result.wrong, 0);
     const double algbw = result.seconds_per_call > 0 ? static_cast<double>(bytes) / result.seconds_per_call / 1e9 : 0.0;
     const double busbw = algbw * 2.0 * (comm.size() - 1) / comm.size();
@@ -106,6 +120,13 @@ int run_on(Communicator& comm, const AllreduceArguments& arguments, const std::o
     fmt::print("# {}\n", arguments.check != "1" ? "results not checked (-c 0)"
                           : total_wrong == 0   ? "all results correct"
                                                : "WRONG RESULTS");
+  if (print && !arguments.trace.empty()) {
+    io::write_json_file(arguments.trace,
+                        trace.document({{"command", "allreduce"}, {"backend", comm.backend_name()},
+                                        {"ranks", comm.size()}, {"count", count}, {"datatype", name_of(type)},
+                                        {"segment_bytes", options.segment_bytes}}));
+    fmt::print("# trace written to {}\n", arguments.trace);
+  }
   return total_wrong == 0 ? 0 : 1;
 }
 
@@ -131,6 +152,11 @@ CommandRunner add_allreduce_command(CLI::App& app) {
       ->capture_default_str();
   command->add_flag("--in-place", arguments->in_place, "Use the same buffer for input and output");
   add_timeout_option(*command, arguments->timeout_seconds);
+  command->add_option("--trace", arguments->trace,
+                      "Write a Trace Event Format (Perfetto) timeline of one extra call per implementation: per rank "
+                      "and step, send/receive/reduce spans")
+      ->check(output_path());
+  command->add_flag("--force", arguments->force, "Replace an existing --trace file");
   command->add_option("--root", arguments->options.root, "parameter_server root")->capture_default_str();
   command->add_option("--shards", arguments->options.shards, "parameter_server shards")->capture_default_str();
   return [arguments] {
@@ -140,6 +166,9 @@ CommandRunner add_allreduce_command(CLI::App& app) {
           "-c/--check takes 0 or 1 (check the result or not), not '{}'; give the element count as --count {}",
           arguments->check, arguments->check));
     parse_segment_bytes(arguments->segment_bytes);  // refused before any rank starts
+    if (io::is_standard_output(arguments->trace))
+      throw std::invalid_argument("--trace -: allreduce prints its table on standard output; give a file name");
+    check_output_option(arguments->trace, arguments->force, "--trace");
     checked_timeout(arguments->timeout_seconds);
     const std::optional<FaultSpec> fault = fault_from_environment();
     const std::string backend = resolve_backend(arguments->backend);

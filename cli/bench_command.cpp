@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "machine_info.hpp"
 #include "nccl_tests_format.hpp"
 #include "nccl_tests_json.hpp"
+#include "placement.hpp"
 #include "rank_placement.hpp"
 #include "report.hpp"
 #include "sweep.hpp"
@@ -27,6 +29,7 @@
 #include "launch.hpp"
 #include "output_file.hpp"
 #include "setup_phase.hpp"
+#include "step_trace_gather.hpp"
 #include "sweep_arguments.hpp"
 #ifdef RINGLAB_HAVE_CUDA
 #include "device_info.hpp"
@@ -58,6 +61,7 @@ struct BenchArguments {
   double timeout_seconds = default_timeout_seconds;
   std::string converge;  // --converge REL[,MAX_SECONDS]; empty: -n calls per row
   bool show_ci = false;  // --ci
+  std::string trace;  // --trace FILE: the measured timeline, one extra call per (size, algorithm, placement)
   std::string command_line;
   std::string format = "ringlab";  // the table on standard output: ringlab | nccl-tests
   std::string nccl_json;           // -J: nccl-tests' JSON document
@@ -235,6 +239,16 @@ int run_bench(Communicator& comm, const BenchArguments& arguments, const std::ve
   ProgressLine progress(leader && !options.quiet && isatty(STDERR_FILENO) == 1);
   const bool write_json = leader && !arguments.sweep.json.empty();
   const bool json_to_file = !io::is_standard_output(arguments.sweep.json);
+  MeasuredTrace trace;
+  bench::TraceOneCall trace_one_call;
+  if (!arguments.trace.empty())
+    trace_one_call = [&](const std::string& algorithm, const bench::SweepSize& size, bool in_place,
+                         const std::function<void(const ExecuteOptions&)>& call, const ExecuteOptions& execute) {
+      const std::string_view placement = name_of(placement_of(in_place));
+      trace.trace_call(comm, execute, call, trace_call_name(algorithm, size.bytes, placement),
+                       {{"source", "measured"}, {"algorithm", algorithm}, {"bytes", size.bytes},
+                        {"placement", placement}, {"ranks", comm.size()}});
+    };
   std::vector<nlohmann::json> finished;   // rank 0: the report of each (type, op) measured
   std::vector<bench::ResultRow> all_rows;  // rank 0: every row of every case
   for (const BenchCase& bench_case : cases) {
@@ -253,13 +267,23 @@ int run_bench(Communicator& comm, const BenchArguments& arguments, const std::ve
           parts.push_back(bench::make_report(run, bench_case.options, measured, false));
           io::write_json_file(arguments.sweep.json, bench::merge_type_op_reports(parts, type_ops));
         },
-        [&](const bench::SweepProgress& step) { progress.show(step); });
+        [&](const bench::SweepProgress& step) { progress.show(step); }, trace_one_call);
     progress.clear();
     if (!leader) continue;
     finished.push_back(bench::make_report(run, bench_case.options, rows, true));
     all_rows.insert(all_rows.end(), rows.begin(), rows.end());
   }
   if (!leader) return 0;
+  if (!arguments.trace.empty()) {
+    io::write_json_file(arguments.trace,
+                        trace.document({{"command", arguments.command_line}, {"backend", backend},
+                                        {"ranks", comm.size()}, {"datatype", name_of(options.type)},
+                                        {"segment_bytes", options.segment_bytes},
+                                        {"clock", shares_one_clock(comm) ? "one clock (threads of one process)"
+                                                                         : "each rank's offset to rank 0 from ping-pongs"}}),
+                        1, standard_output);
+    if (!io::is_standard_output(arguments.trace)) fmt::print("# trace written to {}\n", arguments.trace);
+  }
   const nlohmann::json report = bench::merge_type_op_reports(finished, type_ops);
   if (nccl_tests_table && print_table)
     fmt::print("{}", bench::nccl_tests_text(report));
@@ -327,6 +351,10 @@ CommandRunner add_bench_command(CLI::App& app, const std::string& command_line) 
                       "is within +-REL of it (0 < REL < 1), or MAX_SECONDS (default 10) are spent; -n calls first");
   command->add_flag("--ci", arguments->show_ci, "Add the median and its 95 % interval to the table");
   add_timeout_option(*command, arguments->timeout_seconds);
+  command->add_option("--trace", arguments->trace,
+                      "Write a Trace Event Format (Perfetto) timeline: per rank and step, send/receive/reduce spans "
+                      "of one extra call per size, algorithm and placement after the timed ones")
+      ->check(output_path());
   return [arguments] {
     // Everything that can be refused is refused here, before any rank starts.
     const std::string backend = resolve_backend(arguments->backend);
@@ -356,8 +384,10 @@ CommandRunner add_bench_command(CLI::App& app, const std::string& command_line) 
     check_output_option(arguments->sweep.json, arguments->sweep.force, "--json");
     check_output_option(arguments->nccl_json, arguments->sweep.force, "-J/--nccl-json");
     check_output_option(arguments->csv, arguments->sweep.force, "--csv");
+    check_output_option(arguments->trace, arguments->sweep.force, "--trace");
     const io::StandardOutputForData data_output(to_standard_output(
-        {{"--json", &arguments->sweep.json}, {"-J/--nccl-json", &arguments->nccl_json}, {"--csv", &arguments->csv}}));
+        {{"--json", &arguments->sweep.json}, {"-J/--nccl-json", &arguments->nccl_json}, {"--csv", &arguments->csv},
+                            {"--trace", &arguments->trace}}));
     return run_ranks(backend,
                      DeviceLayout{arguments->ranks, arguments->ranks_per_gpu, arguments->gpus, arguments->gpu_buffers == 1},
                      JobSetup{checked_timeout(options.timeout_seconds), options.fault},

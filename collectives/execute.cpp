@@ -182,8 +182,18 @@ void Executor::run(const RankPlan& plan, Communicator& comm, const void* send, v
   std::vector<Transfer> sends;
   std::vector<Transfer> receives;
   std::vector<Piece> pieces;
+  // --trace: each step, and each piece's send, receive and reduction, as this rank saw them.
+  const bool tracing = static_cast<bool>(options.step_trace);
+  Clock::time_point step_start;
+  Clock::time_point posted;
   for (std::size_t step = 0; step < plan.program.steps.size(); ++step) {
     const int tag = static_cast<int>(step % step_tag_limit);
+    if (tracing) step_start = Clock::now();
+    auto trace = [&](SpanKind kind, const Transfer* transfer, Clock::time_point start) {
+      options.step_trace({kind, static_cast<int>(step), transfer != nullptr ? transfer->peer : -1,
+                          transfer != nullptr ? static_cast<std::int64_t>(bytes(transfer->piece.count)) : 0, start,
+                          Clock::now()});
+    };
     if (options.fault != nullptr) options.fault->at_step(comm, plan, step, total_bytes);
     // A timed-out wait says where in the schedule this rank was.
     auto wait_for = [&](Transfer& transfer, std::string_view what) {
@@ -228,6 +238,7 @@ void Executor::run(const RankPlan& plan, Communicator& comm, const void* send, v
       scratch_on_device_ = output_on_device;
     }
     std::byte* const scratch = scratch_->bytes().data();
+    if (tracing) posted = Clock::now();
     comm.begin_step();
     for (Transfer& receive : receives) {
       const std::span<std::byte> target{receive.scratch_offset >= 0 ? scratch + receive.scratch_offset
@@ -245,6 +256,7 @@ void Executor::run(const RankPlan& plan, Communicator& comm, const void* send, v
     comm.end_step();
     for (Transfer& receive : receives) {
       wait_for(receive, name_of(receive.kind));
+      if (tracing) trace(SpanKind::recv, &receive, posted);
       const std::int64_t first = receive.piece.first;
       const std::int64_t last = first + receive.piece.count;
       if (receive.scratch_offset < 0) continue;
@@ -252,8 +264,10 @@ void Executor::run(const RankPlan& plan, Communicator& comm, const void* send, v
       for (Transfer& transfer : sends)
         if (transfer.request && transfer.source == output && transfer.piece.overlaps(receive.piece)) {
           wait_for(transfer, "send");
+          if (tracing) trace(SpanKind::send, &transfer, posted);
           transfer.request.reset();
         }
+      const Clock::time_point combine_start = tracing ? Clock::now() : Clock::time_point{};
       std::byte* target = output + bytes(first);
       const std::byte* incoming = scratch + receive.scratch_offset;
       const auto elements = static_cast<std::size_t>(receive.piece.count);
@@ -265,12 +279,17 @@ void Executor::run(const RankPlan& plan, Communicator& comm, const void* send, v
         complete_in_output(first, last);  // an earlier receive of this step wrote part of it
         comm.reduce_into(target, incoming, elements, type, op);
       }
+      if (tracing && receive.kind == OpKind::recv_reduce) trace(SpanKind::reduce, &receive, combine_start);
       in_output.add(first, last);
     }
     for (const Transfer& receive : receives)  // scratch receives were recorded as they were combined
       if (receive.scratch_offset < 0) in_output.add(receive.piece.first, receive.piece.first + receive.piece.count);
     for (Transfer& transfer : sends)
-      if (transfer.request) wait_for(transfer, "send");
+      if (transfer.request) {
+        wait_for(transfer, "send");
+        if (tracing) trace(SpanKind::send, &transfer, posted);
+      }
+    if (tracing) trace(SpanKind::step, nullptr, step_start);
   }
   complete_in_output(0, count);
 
@@ -335,7 +354,9 @@ void PreparedCollective::run(Communicator& comm, const void* send, void* recv, s
                       options.timeout);
   if (total_bytes == 0) return;
   if (options.fault != nullptr) options.fault->at_step(comm, plan_, 0, total_bytes);  // one call: step 0
-  comm.native_allreduce(send, recv, static_cast<std::size_t>(count), type, op, Clock::now() + options.timeout);
+  const Clock::time_point start = Clock::now();
+  comm.native_allreduce(send, recv, static_cast<std::size_t>(count), type, op, start + options.timeout);
+  if (options.step_trace) options.step_trace({SpanKind::step, 0, -1, 0, start, Clock::now()});  // one opaque step
 }
 
 }  // namespace ringlab

@@ -15,6 +15,7 @@
 #include "datatype.hpp"
 #include "fault_injection.hpp"
 #include "schedule.hpp"
+#include "step_trace.hpp"
 
 namespace ringlab {
 
@@ -30,6 +31,9 @@ struct ExecuteOptions {
   // Before running, ranks compare algorithm, collective, count, type, op and segment size and
   // fail together, naming both values, when they differ.
   bool check_consistency = true;
+  // --trace: when set, called with each step and each piece's send, receive and reduction as
+  // this rank saw them (step_trace.hpp); when empty the executor reads no clock for it.
+  StepTraceHook step_trace;
 };
 
 // One rank's view of a schedule.

@@ -225,6 +225,7 @@ class Simulation {
     result.prediction.steps = schedule_.num_steps();
     for (int rank = 0; rank < schedule_.nranks; ++rank) enter_step(rank, 0, 0.0);
     rebalance(0.0);
+    sample_loads(0.0);
     while (!events_.empty()) {
       const double now = events_.top().time;
       while (!events_.empty() && events_.top().time == now) {
@@ -234,8 +235,10 @@ class Simulation {
         handle(event, now);
       }
       rebalance(now);
+      sample_loads(now);
     }
     check_finished();
+    sample_loads(std::numeric_limits<double>::quiet_NaN());  // nothing left: the last samples fall to 0
     result.prediction.rank_finish_seconds.reserve(ranks_.size());
     for (const RankState& rank : ranks_) result.prediction.rank_finish_seconds.push_back(rank.step_start);
     result.prediction.seconds = ranks_.empty() ? 0.0
@@ -244,6 +247,7 @@ class Simulation {
     collect_loads(result);
     result.trace = std::move(trace_);
     result.trace_truncated = trace_truncated_;
+    result.load_samples = std::move(load_samples_);
     result.transfers = transfers_;
     return result;
   }
@@ -268,6 +272,42 @@ class Simulation {
       cursor.nranges = 2;
     }
     return cursor;
+  }
+
+  // --trace: a sample for every resource rebalance touched whose summed flow rate changed since
+  // its last sample; `now` NaN at the end, when every resource still above 0 falls to 0.
+  void sample_loads(double now) {
+    if (!options_.record_trace) return;
+    if (sampled_rate_.empty()) sampled_rate_.assign(resource_flows_.size(), 0.0);
+    const bool at_end = std::isnan(now);
+    if (at_end) {
+      now = last_sample_seconds_;
+      touched_.clear();
+      for (std::size_t resource = 0; resource < sampled_rate_.size(); ++resource)
+        if (sampled_rate_[resource] != 0) touched_.push_back(static_cast<std::int32_t>(resource));
+    }
+    last_sample_seconds_ = now;
+    for (const std::int32_t touched : touched_) {
+      const auto resource = static_cast<std::size_t>(touched);
+      double rate = 0;
+      if (!at_end)
+        for (int index : resource_flows_[resource]) rate += flows_[static_cast<std::size_t>(index)].rate;
+      if (!std::isfinite(rate) || rate == sampled_rate_[resource]) continue;
+      if (load_samples_.size() >= options_.max_trace_spans) {
+        trace_truncated_ = true;
+        return;
+      }
+      sampled_rate_[resource] = rate;
+      const auto id = static_cast<std::int32_t>(resource);
+      LoadSample sample;
+      sample.is_switch = routes_.is_switch(id);
+      sample.from = sample.is_switch ? routes_.switch_node(id) : routes_.topology().directed_link(id).from;
+      sample.to = sample.is_switch ? sample.from : routes_.topology().directed_link(id).to;
+      sample.seconds = now;
+      sample.bytes_per_second = rate;
+      load_samples_.push_back(sample);
+    }
+    touched_.clear();
   }
 
   void record(TraceSpan span) {
@@ -497,6 +537,7 @@ class Simulation {
           for (std::int32_t resource : routes_.resources(flow.route)) visit_resource(resource);
         }
       solve_component(now);
+      if (options_.record_trace) touched_.insert(touched_.end(), component_resources_.begin(), component_resources_.end());
     }
     dirty_.clear();
   }
@@ -629,6 +670,10 @@ class Simulation {
   std::vector<double> loads_;  // bytes per resource
   std::vector<TraceSpan> trace_;
   bool trace_truncated_ = false;
+  std::vector<double> sampled_rate_;  // per resource, the rate of its last load sample
+  std::vector<LoadSample> load_samples_;
+  std::vector<std::int32_t> touched_;  // resources rebalance solved since the last sample
+  double last_sample_seconds_ = 0;
   std::int64_t transfers_ = 0;
 };
 

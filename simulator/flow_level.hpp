@@ -69,11 +69,22 @@ struct TraceSpan {
   double end_seconds = 0;
 };
 
+// With record_trace: the rate a link direction or limited switch carries from `seconds` on (the
+// sum of its flows' rates), one sample each time it changes; a counter track per resource.
+struct LoadSample {
+  bool is_switch = false;
+  NodeId from = 0;  // the switch itself when is_switch
+  NodeId to = 0;
+  double seconds = 0;
+  double bytes_per_second = 0;
+};
+
 struct FlowPrediction {
   Prediction prediction;
   std::vector<ResourceLoad> loads;  // resources that carried bytes, links first, in id order
   std::vector<TraceSpan> trace;     // when recorded
   bool trace_truncated = false;     // more spans than max_trace_spans
+  std::vector<LoadSample> load_samples;  // when recorded, in time order (also capped by max_trace_spans)
   std::int64_t transfers = 0;       // flows simulated
   std::int64_t events = 0;          // events handled
 };

@@ -4,16 +4,34 @@
 
 #include <nlohmann/json.hpp>
 
+#include "step_trace.hpp"
+
 namespace ringlab::simulator {
 
 namespace {
 
 constexpr double microseconds = 1e6;
 
-nlohmann::json name_event(int pid, int tid, const std::string& kind, const std::string& name) {
-  nlohmann::json event = {{"ph", "M"}, {"pid", pid}, {"name", kind}, {"args", {{"name", name}}}};
-  if (tid >= 0) event["tid"] = tid;
-  return event;
+// The rank-step layout of step_trace.hpp: a transfer is a send on its sender and a receive on
+// its receiver, both from the flow's start to its last piece's arrival.
+std::vector<StepSpan> step_spans(const FlowPrediction& prediction) {
+  std::vector<StepSpan> spans;
+  for (const TraceSpan& span : prediction.trace) {
+    const double start = span.start_seconds * microseconds;
+    const double end = span.end_seconds * microseconds;
+    if (span.peer < 0) {
+      spans.push_back({SpanKind::step, span.rank, span.step, -1, 0.0, start, end});
+      continue;
+    }
+    spans.push_back({SpanKind::send, span.rank, span.step, span.peer, span.bytes, start, end});
+    spans.push_back({SpanKind::recv, span.peer, span.step, span.rank, span.bytes, start, end});
+  }
+  return spans;
+}
+
+std::string resource_name(const Topology& topology, bool is_switch, NodeId from, NodeId to) {
+  if (is_switch) return fmt::format("switch {}", topology.node(from).name);
+  return fmt::format("link {} -> {}", topology.node(from).name, topology.node(to).name);
 }
 
 }  // namespace
@@ -37,30 +55,34 @@ nlohmann::json loads_json(const FlowPrediction& prediction, const Topology& topo
   return loads;
 }
 
-nlohmann::json flow_trace_json(const FlowPrediction& prediction, const Topology& topology, const nlohmann::json& context) {
+nlohmann::json load_counter_events(const FlowPrediction& prediction, const Topology& topology, int pid) {
   nlohmann::json events = nlohmann::json::array();
-  events.push_back(name_event(0, -1, "process_name", "rank steps"));
-  events.push_back(name_event(1, -1, "process_name", "transfers (by sender)"));
+  for (const LoadSample& sample : prediction.load_samples)
+    events.push_back({{"ph", "C"},
+                      {"pid", pid},
+                      {"name", resource_name(topology, sample.is_switch, sample.from, sample.to)},
+                      {"ts", sample.seconds * microseconds},
+                      {"args", {{"GB/s", sample.bytes_per_second / 1e9}}}});
+  return events;
+}
+
+nlohmann::json flow_trace_json(const FlowPrediction& prediction, const Topology& topology, const nlohmann::json& context) {
   const auto nranks = static_cast<int>(prediction.prediction.rank_finish_seconds.size());
-  for (int rank = 0; rank < nranks; ++rank)
-    for (int pid : {0, 1}) events.push_back(name_event(pid, rank, "thread_name", fmt::format("rank {}", rank)));
-  std::int64_t transfer_id = 0;
-  for (const TraceSpan& span : prediction.trace) {
-    const double start = span.start_seconds * microseconds;
-    const double end = span.end_seconds * microseconds;
-    if (span.peer < 0) {
-      events.push_back({{"ph", "X"}, {"pid", 0}, {"tid", span.rank}, {"name", fmt::format("step {}", span.step)},
-                        {"ts", start}, {"dur", end - start}});
-      continue;
-    }
-    const nlohmann::json args = {{"bytes", span.bytes}, {"step", span.step}, {"to", span.peer}};
-    const std::string name = fmt::format("to rank {}", span.peer);
-    events.push_back({{"ph", "b"}, {"cat", "transfer"}, {"id", transfer_id}, {"pid", 1}, {"tid", span.rank},
-                      {"name", name}, {"ts", start}, {"args", args}});
-    events.push_back({{"ph", "e"}, {"cat", "transfer"}, {"id", transfer_id}, {"pid", 1}, {"tid", span.rank},
-                      {"name", name}, {"ts", end}});
-    ++transfer_id;
-  }
+  nlohmann::json call_args = {{"source", "simulated"}, {"ranks", nranks}};
+  for (const char* key : {"algorithm", "bytes", "placement"})
+    if (context.contains(key)) call_args[key] = context[key];
+  const std::string call_name =
+      context.contains("algorithm") && context.contains("bytes") && context.contains("placement")
+          ? trace_call_name(context["algorithm"].get<std::string>(), context["bytes"].get<std::int64_t>(),
+                            context["placement"].get<std::string>())
+          : std::string("call");
+  nlohmann::json spans = call_trace_events(step_spans(prediction), call_name, call_args);
+  nlohmann::json events = trace_metadata_events(spans);
+  const int links_pid = nranks;  // after the ranks' processes
+  events.push_back({{"ph", "M"}, {"pid", links_pid}, {"name", "process_name"}, {"args", {{"name", "link loads"}}}});
+  events.push_back({{"ph", "M"}, {"pid", links_pid}, {"name", "process_sort_index"}, {"args", {{"sort_index", links_pid}}}});
+  for (nlohmann::json& event : spans) events.push_back(std::move(event));
+  for (nlohmann::json& event : load_counter_events(prediction, topology, links_pid)) events.push_back(std::move(event));
   nlohmann::json summary = context;
   summary["predicted_seconds"] = prediction.prediction.seconds;
   summary["rank_finish_seconds"] = prediction.prediction.rank_finish_seconds;

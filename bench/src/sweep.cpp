@@ -205,7 +205,8 @@ double busbw_gbps(double algbw, int nranks) { return nranks > 1 ? algbw * 2.0 * 
 std::vector<ResultRow> run_sweep(Communicator& comm, const BenchOptions& options, const std::vector<SweepSize>& sizes,
                                  SweepBuffers& buffers,
                                  const std::function<void(const std::vector<ResultRow>&)>& on_size_done,
-                                 const std::function<void(const SweepProgress&)>& on_progress) {
+                                 const std::function<void(const SweepProgress&)>& on_progress,
+                                 const TraceOneCall& trace_one_call) {
   ExecuteOptions execute;
   execute.segment_bytes = options.segment_bytes;
   execute.timeout = timeout_from_seconds(options.timeout_seconds);
@@ -260,6 +261,7 @@ std::vector<ResultRow> run_sweep(Communicator& comm, const BenchOptions& options
         if (samples.device_timed) row.wall_avg_us = samples.wall_loop_seconds / row.iterations * 1e6;
         row.algbw_gbps = algbw_gbps(size.bytes, row.time.avg_us * 1e-6);
         row.busbw_gbps = busbw_gbps(row.algbw_gbps, comm.size());
+        if (trace_one_call) trace_one_call(collective.algorithm(), size, in_place, run, timed);
         if (options.check) {
           load_input(comm, buffers, options, size);
           run(timed);

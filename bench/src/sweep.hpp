@@ -12,6 +12,7 @@
 #include "bench_options.hpp"
 #include "communicator.hpp"
 #include "statistics.hpp"
+#include "execute.hpp"
 
 namespace ringlab::bench {
 
@@ -60,12 +61,19 @@ struct SweepBuffers {
 // Collective (allocate_buffer is).
 SweepBuffers allocate_sweep_buffers(Communicator& comm, const BenchOptions& options, const std::vector<SweepSize>& sizes);
 
+// bench --trace: called on every rank after the timed calls of each (size, algorithm, placement)
+// with `run`, which makes one more call of that collective with the options it is given.
+using TraceOneCall = std::function<void(const std::string& algorithm, const SweepSize& size, bool in_place,
+                                        const std::function<void(const ExecuteOptions&)>& run,
+                                        const ExecuteOptions& options)>;
+
 // Runs the sweep on this rank. Rows are complete (aggregated) on rank 0 only. `on_size_done`
 // gets the rows of one size (both placements of every algorithm) as soon as they are measured;
 // `on_progress` is called before each measurement.
 std::vector<ResultRow> run_sweep(Communicator& comm, const BenchOptions& options, const std::vector<SweepSize>& sizes,
                                  SweepBuffers& buffers,
                                  const std::function<void(const std::vector<ResultRow>&)>& on_size_done,
-                                 const std::function<void(const SweepProgress&)>& on_progress);
+                                 const std::function<void(const SweepProgress&)>& on_progress,
+                                 const TraceOneCall& trace_one_call = {});
 
 }  // namespace ringlab::bench
