@@ -129,6 +129,10 @@ CommandRunner add_allreduce_command(CLI::App& app) {
   return [arguments] {
     if (arguments->iterations < 0) throw std::invalid_argument("--iters must not be negative");
     parse_segment_bytes(arguments->segment_bytes);  // refused before any rank starts
+    // Also refused before any rank starts: every rank would meet them alike, and rank 0 alone says so.
+    checked_byte_count(parse_size(arguments->count), parse_data_type(arguments->type));
+    parse_reduce_op(arguments->op);
+    parse_name_list(arguments->algorithms, allreduce_implementations());
     checked_timeout(arguments->timeout_seconds);
     const std::optional<FaultSpec> fault = fault_from_environment();
     const std::string backend = resolve_backend(arguments->backend);
