@@ -166,6 +166,10 @@ CommandRunner add_allreduce_command(CLI::App& app) {
           "-c/--check takes 0 or 1 (check the result or not), not '{}'; give the element count as --count {}",
           arguments->check, arguments->check));
     parse_segment_bytes(arguments->segment_bytes);  // refused before any rank starts
+    // Also refused before any rank starts: every rank would meet them alike, and rank 0 alone says so.
+    checked_byte_count(parse_size(arguments->count), parse_data_type(arguments->type));
+    parse_reduce_op(arguments->op);
+    parse_name_list(arguments->algorithms, allreduce_implementations());
     if (io::is_standard_output(arguments->trace))
       throw std::invalid_argument("--trace -: allreduce prints its table on standard output; give a file name");
     check_output_option(arguments->trace, arguments->force, "--trace");

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <stdexcept>
 
 #include "backends/threads_communicator.hpp"
@@ -81,24 +82,32 @@ int run_ranks(const std::string& backend, const DeviceLayout& layout, const JobS
   // every MPI rank once the world's size is known (below).
   if (setup.fault && backend != "mpi" && backend != "nccl") check_fault_rank(*setup.fault, layout.ranks);
   // Runs body on every rank through `start` (one thread per rank) and returns the largest status.
+  // Every rank says how it ended, as on the mpi backend, but a message another rank has already
+  // printed is not printed again, and main does not repeat one a rank printed (ReportedError).
   auto largest_status = [&](const auto& start) {
     std::mutex status_mutex;
     int status = 0;
-    start([&](Communicator& comm) {
-      int rank_status = 0;
-      try {
-        inject_setup_fault(setup.fault, {FaultPoint::setup, FaultPoint::mpi_init}, comm.rank(),
-                           "before the configuration agreement check", [&comm] { return comm.aborted(); });
-        rank_status = body(comm);
-      } catch (const std::exception& error) {
-        // Every rank says how it ended, as on the mpi backend; main prints the first error again.
+    std::set<std::string> printed;
+    try {
+      start([&](Communicator& comm) {
+        int rank_status = 0;
+        try {
+          inject_setup_fault(setup.fault, {FaultPoint::setup, FaultPoint::mpi_init}, comm.rank(),
+                             "before the configuration agreement check", [&comm] { return comm.aborted(); });
+          rank_status = body(comm);
+        } catch (const std::exception& error) {
+          const std::lock_guard lock(status_mutex);
+          if (comm.size() > 1 && printed.insert(error.what()).second)
+            fmt::print(stderr, "ringlab: rank {}: {}\n", comm.rank(), io::printable(error.what(), true));
+          throw;
+        }
         const std::lock_guard lock(status_mutex);
-        if (comm.size() > 1) fmt::print(stderr, "ringlab: rank {}: {}\n", comm.rank(), io::printable(error.what(), true));
-        throw;
-      }
-      const std::lock_guard lock(status_mutex);
-      status = std::max(status, rank_status);
-    });
+        status = std::max(status, rank_status);
+      });
+    } catch (const std::exception& error) {
+      if (printed.count(error.what()) != 0) throw ReportedError(error.what());
+      throw;
+    }
     return status;
   };
   if (backend == "threads" || backend == "cuda-peer") check_threads_job(layout.ranks, 0, bench::available_memory_bytes());
@@ -174,6 +183,14 @@ int run_ranks(const std::string& backend, const DeviceLayout& layout, const JobS
   }
 #else
   throw std::invalid_argument("this ringlab was built without MPI (RINGLAB_ENABLE_MPI=OFF); use --backend threads");
+#endif
+}
+
+bool prints_shared_errors() {
+#ifdef RINGLAB_HAVE_MPI
+  return launcher_rank() <= 0;  // -1: no launcher started this process
+#else
+  return true;  // without MPI every process is a job of its own
 #endif
 }
 

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <functional>
 #include <optional>
+#include <stdexcept>
 #include <string>
 
 #include "backends/device_assignment.hpp"
@@ -39,6 +40,19 @@ int run_ranks(const std::string& backend, int thread_ranks, const JobSetup& setu
 // GPUs are assigned (assign_devices) before any rank starts, so a bad layout starts nothing.
 int run_ranks(const std::string& backend, const DeviceLayout& layout, const JobSetup& setup,
               const std::function<int(Communicator&)>& body);
+
+// An error that a rank of a threads job has already printed as "ringlab: rank R: ..." (run_ranks
+// throws it in place of the rank's own): main exits non-zero without printing it again.
+class ReportedError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Whether this process prints an error that every rank of its job meets alike (a bad option, an
+// input every rank reads), so that a job prints it once: rank 0 of a job an MPI launcher started,
+// or a process no launcher started. Errors one rank meets while the job runs are printed by that
+// rank (run_ranks).
+bool prints_shared_errors();
 
 // True for backends whose collective buffers live in device memory.
 bool is_device_backend(const std::string& backend);

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "commands.hpp"
+#include "launch.hpp"
 #include "printable.hpp"
 
 int main(int argc, char** argv) {
@@ -29,7 +30,14 @@ int main(int argc, char** argv) {
   const ringlab::cli::CommandRunner replay = ringlab::cli::add_replay_command(app, command_line);
   const ringlab::cli::CommandRunner make_mini_imagenet = ringlab::cli::add_make_mini_imagenet_command(app);
 #endif
-  CLI11_PARSE(app, argc, argv);
+  // Every rank of a launched job parses the same command line: rank 0 alone prints what is wrong
+  // with it (or the help), every rank exits with the same status.
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    if (ringlab::cli::prints_shared_errors()) return app.exit(error);
+    return error.get_exit_code();
+  }
   try {
     if (app.got_subcommand("schedule")) return schedule();
     if (app.got_subcommand("verify")) return verify();
@@ -45,9 +53,14 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("replay")) return replay();
     if (app.got_subcommand("make-miniimagenet")) return make_mini_imagenet();
 #endif
+  } catch (const ringlab::cli::ReportedError&) {
+    return 2;  // a rank of the threads job printed it
   } catch (const std::exception& error) {
-    // Escaped: messages quote input (file names, values, names from files).
-    fmt::print(stderr, "ringlab: error: {}\n", ringlab::io::printable(error.what(), true));
+    // What reaches here on a launched job with more than one rank was met by every rank before the
+    // ranks started (errors while they run end the job from run_ranks): rank 0 says it. Escaped:
+    // messages quote input (file names, values, names from files).
+    if (ringlab::cli::prints_shared_errors())
+      fmt::print(stderr, "ringlab: error: {}\n", ringlab::io::printable(error.what(), true));
     return 2;
   }
   return 2;
