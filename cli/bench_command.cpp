@@ -13,6 +13,7 @@
 
 #include "backends/threads_communicator.hpp"
 #include "bench_options.hpp"
+#include "clock_offset.hpp"
 #include "csv_format.hpp"
 #include "machine_info.hpp"
 #include "nccl_tests_format.hpp"
@@ -279,7 +280,7 @@ int run_bench(Communicator& comm, const BenchArguments& arguments, const std::ve
                         trace.document({{"command", arguments.command_line}, {"backend", backend},
                                         {"ranks", comm.size()}, {"datatype", name_of(options.type)},
                                         {"segment_bytes", options.segment_bytes},
-                                        {"clock", shares_one_clock(comm) ? "one clock (threads of one process)"
+                                        {"clock", ranks_share_one_clock(comm) ? "one clock (threads of one process)"
                                                                          : "each rank's offset to rank 0 from ping-pongs"}}),
                         1, standard_output);
     if (!io::is_standard_output(arguments.trace)) fmt::print("# trace written to {}\n", arguments.trace);

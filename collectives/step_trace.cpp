@@ -147,12 +147,4 @@ void shift_spans(std::vector<StepSpan>& spans, double origin_us) {
   }
 }
 
-double clock_offset_seconds(const std::vector<ClockSample>& samples) {
-  if (samples.empty()) throw std::invalid_argument("clock offset: no ping-pong samples");
-  const auto best = std::min_element(samples.begin(), samples.end(), [](const ClockSample& a, const ClockSample& b) {
-    return a.received - a.sent < b.received - b.sent;
-  });
-  return best->remote - (best->sent + best->received) / 2;
-}
-
 }  // namespace ringlab

@@ -76,16 +76,4 @@ nlohmann::json trace_metadata_events(const nlohmann::json& events);
 // Moves every span by -origin_us (so the earliest start becomes 0 when origin_us is it).
 void shift_spans(std::vector<StepSpan>& spans, double origin_us);
 
-// One ping-pong between rank 0 and another rank, in each one's own clock (seconds): rank 0 sent
-// at `sent`, the peer read its clock at `remote`, rank 0 got the reply at `received`.
-struct ClockSample {
-  double sent = 0;
-  double remote = 0;
-  double received = 0;
-};
-
-// The peer's clock minus rank 0's, from the sample with the shortest round trip (its midpoint
-// taken as the moment the peer read its clock). Throws std::invalid_argument for no samples.
-double clock_offset_seconds(const std::vector<ClockSample>& samples);
-
 }  // namespace ringlab

@@ -15,16 +15,10 @@
 
 namespace ringlab {
 
-// Tags of the clock ping-pong and the gather: above every step tag and the bench's memcpy
-// release (31000), below the executor's agreement tags (32000..).
-inline constexpr int trace_ping_tag = 31700;
-inline constexpr int trace_pong_tag = 31701;
+// Tags of the gather: above every step tag and the bench's memcpy release (31000), below the
+// executor's agreement tags (32000..). The clock offsets use clock_offset.hpp's tags.
 inline constexpr int trace_count_tag = 31702;
 inline constexpr int trace_spans_tag = 31703;
-inline constexpr int clock_ping_pongs = 10;  // rounds per rank; the shortest round trip is kept
-
-// Ranks of the threads and cuda-peer backends are threads of one process: one steady clock.
-bool shares_one_clock(const Communicator& comm);
 
 class StepTraceRecorder {
  public:
@@ -33,7 +27,7 @@ class StepTraceRecorder {
   // Collective: every rank calls it after the traced call. Rank 0 gets every rank's spans (this
   // rank's recorded events, then cleared), in microseconds of rank 0's steady clock; the other
   // ranks get an empty vector. Unless the ranks share one clock, each rank's offset to rank 0 is
-  // estimated first by clock_ping_pongs ping-pongs (clock_offset_seconds).
+  // estimated first (estimate_clock_offset, clock_offset.hpp).
   std::vector<StepSpan> gather(Communicator& comm, Clock::time_point deadline);
 
  private:

@@ -84,13 +84,6 @@ TEST(StepTrace, NegativeSpanBecomesZeroDuration) {
   EXPECT_EQ(events[1]["dur"], 0.0);
 }
 
-TEST(StepTrace, ClockOffsetFromTheShortestRoundTrip) {
-  // Peer clock 100 s ahead; the first sample's reply was delayed, the second is tight.
-  const std::vector<ClockSample> samples = {{0.0, 100.5, 2.0}, {10.0, 110.001, 10.002}, {20.0, 120.2, 20.3}};
-  EXPECT_NEAR(clock_offset_seconds(samples), 100.0, 1e-9);
-  EXPECT_THROW(clock_offset_seconds({}), std::invalid_argument);
-}
-
 TEST(StepTrace, ExecutorReportsEveryStepAndTransferOfTheSchedule) {
   constexpr int nranks = 4;
   constexpr std::int64_t count = 1000;

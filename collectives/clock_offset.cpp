@@ -4,7 +4,7 @@
 #include <cstring>
 #include <limits>
 
-namespace ringlab::bench {
+namespace ringlab {
 
 namespace {
 
@@ -75,4 +75,4 @@ double estimate_clock_offset(Communicator& comm, Clock::time_point deadline, int
   return 0.0;
 }
 
-}  // namespace ringlab::bench
+}  // namespace ringlab

@@ -8,7 +8,7 @@
 
 #include "communicator.hpp"
 
-namespace ringlab::bench {
+namespace ringlab {
 
 // Seconds on this rank's steady clock.
 double clock_seconds(Clock::time_point when);
@@ -31,4 +31,4 @@ bool ranks_share_one_clock(const Communicator& comm);
 // Subtract it from this rank's clock_seconds to get rank 0's time. Tags 31002..31004.
 double estimate_clock_offset(Communicator& comm, Clock::time_point deadline, int round_trips = 16);
 
-}  // namespace ringlab::bench
+}  // namespace ringlab
