@@ -1,8 +1,12 @@
-// CPU reduction kernels for every DataType x ReduceOp. Plain loops over restrict pointers that
-// GCC and Clang vectorise at -O2/-O3; float16/bfloat16 go through float.
+// CPU reduction kernels for every DataType x ReduceOp, vectorised with Google Highway and
+// dispatched at run time to the best instruction set the CPU has (reduce.cpp); bit-identical to
+// the scalar reference (reduce_reference.hpp) and to the CUDA kernels on every target.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
 
 #include "datatype.hpp"
 
@@ -17,5 +21,27 @@ void reduce_to(void* out, const void* a, const void* b, std::size_t count, DataT
 
 // data[i] = data[i] / divisor (integer division for integer types), used to finish ReduceOp::avg.
 void divide_elements(void* data, std::size_t count, DataType type, int divisor);
+
+// An instruction set the kernels were compiled for, by Highway's name ("AVX3", "AVX2", "SSE4",
+// "SSSE3", "EMU128", "NEON", ...) and target bit.
+struct ReduceKernelTarget {
+  std::int64_t bit = 0;
+  std::string name;
+};
+
+// The targets this CPU can run, best first; the kernels run on the first.
+std::vector<ReduceKernelTarget> reduce_kernel_targets();
+// The name of the target the kernels run on now.
+std::string reduce_kernel_target();
+
+// For tests and benchmarks: while alive, every kernel call in the process runs on `target`
+// (one of reduce_kernel_targets()). Not for use while other threads call the kernels.
+class ForcedReduceTarget {
+ public:
+  explicit ForcedReduceTarget(const ReduceKernelTarget& target);
+  ~ForcedReduceTarget();
+  ForcedReduceTarget(const ForcedReduceTarget&) = delete;
+  ForcedReduceTarget& operator=(const ForcedReduceTarget&) = delete;
+};
 
 }  // namespace ringlab

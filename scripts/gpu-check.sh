@@ -17,7 +17,7 @@
 #      so that the steps bearing the issues' goals run first if the budget runs short.
 # Every step runs under `timeout`; OUTDIR/summary.txt says what ran, what passed and the figures.
 # `scripts/gpu-check.sh --prepare` (on the build machine) makes build/gpu and copies the shared
-# libraries its binaries need beyond CUDA/NCCL/cuDNN/cuBLAS (libfmt, OpenBLAS and its Fortran
+# libraries its binaries need beyond CUDA/NCCL/cuDNN/cuBLAS (libfmt, Highway, OpenBLAS and its Fortran
 # runtime, hwloc and its libudev) into build/gpu/runtime-libs, so the folder can be carried to a GPU machine that
 # lacks the Debian packages (cuDNN and cuBLAS come from the toolkit or the nvidia.* pip wheels),
 # and packs what the check runs into build/gpu-run.tar.xz (about 7 MB; see --prepare below).
@@ -49,7 +49,7 @@ configure_and_build() {
 if [[ ${1:-} == --prepare ]]; then
   configure_and_build || exit 1
   mkdir -p "$build/runtime-libs"
-  ldd "$build/cli/ringlab" | awk '/libfmt|libopenblas|libgfortran|libquadmath|libhwloc|libudev/ {print $3}' \
+  ldd "$build/cli/ringlab" | awk '/libfmt|libhwy|libopenblas|libgfortran|libquadmath|libhwloc|libudev/ {print $3}' \
     | xargs -r cp -L -t "$build/runtime-libs"
   # The whole build folder (objects, CMake files) is about 76 MB; what the check runs, packed, is
   # about 7 MB: $build-run.tar.xz holds a folder gpu-run/ with the three binaries and runtime-libs.

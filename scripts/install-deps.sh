@@ -5,7 +5,7 @@
 # mpicc/mpicxx/mpiexec. The presets name MPICH's tools by their own names either way.
 set -euo pipefail
 packages=(cmake ninja-build g++ make pkg-config mpich libmpich-dev openmpi-bin libopenmpi-dev libfmt-dev nlohmann-json3-dev libcli11-dev
-          libgtest-dev libgmock-dev libbenchmark-dev libopenblas-dev python3 python3-matplotlib python3-jsonschema
+          libhwy-dev libgtest-dev libgmock-dev libbenchmark-dev libopenblas-dev python3 python3-matplotlib python3-jsonschema
           python3-pandas python3-venv python3-setuptools  # the report scripts; scripts/venv.sh
           libhwloc-dev iproute2  # iproute2: network namespaces for mpi.two_hosts_netns
           clang libclang-rt-14-dev)  # clang + its runtime: the libFuzzer targets (scripts/fuzz.sh)

@@ -1,4 +1,5 @@
-// Microbenchmarks for the CPU reduction kernels against a memcpy baseline, all on 64 MiB arrays.
+// Microbenchmarks for the CPU reduction kernels (every type and op, and the scalar reference for
+// sum) against a memcpy baseline, all on 64 MiB arrays.
 // Bytes processed counts every byte read and written: memcpy 2x, reduce_into/reduce_to 3x.
 // No main: link benchmark::benchmark_main.
 #include <benchmark/benchmark.h>
@@ -6,10 +7,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "datatype.hpp"
 #include "reduce.hpp"
+#include "reduce_reference.hpp"
 
 namespace {
 
@@ -50,24 +53,42 @@ void BM_memcpy(benchmark::State& state) {
 }
 BENCHMARK(BM_memcpy)->UseRealTime()->MinTime(min_time_s)->Unit(benchmark::kMillisecond);
 
-// inout += in with in == 0, so the values stay put however many iterations run.
-void BM_reduce_into(benchmark::State& state, DataType type) {
+// The value of `in` that leaves inout steady however many iterations run: x + 0, x * 1, and
+// min/max against 0 (steady after the first pass).
+int steady_operand(ReduceOp op) { return op == ReduceOp::prod ? 1 : 0; }
+
+using ReduceFunction = void (*)(void*, const void*, std::size_t, DataType, ReduceOp);
+
+// inout = inout (op) in over 64 MiB with `reduce` (the dispatched kernels or the scalar reference).
+void BM_reduce_into(benchmark::State& state, ReduceFunction reduce, DataType type, ReduceOp op) {
   std::vector<std::byte> inout = filled_buffer(type, 1);
-  const std::vector<std::byte> in = filled_buffer(type, 0);
+  const std::vector<std::byte> in = filled_buffer(type, steady_operand(op));
   const std::size_t count = buffer_bytes / ringlab::element_size(type);
   for (auto _ : state) {
-    ringlab::reduce_into(inout.data(), in.data(), count, type, ReduceOp::sum);
+    reduce(inout.data(), in.data(), count, type, op);
     benchmark::DoNotOptimize(inout.data());
     benchmark::ClobberMemory();
   }
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * 3 * static_cast<std::int64_t>(buffer_bytes));
 }
-BENCHMARK_CAPTURE(BM_reduce_into, float32, DataType::float32)->UseRealTime()->MinTime(min_time_s)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_reduce_into, float64, DataType::float64)->UseRealTime()->MinTime(min_time_s)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_reduce_into, float16, DataType::float16)->UseRealTime()->MinTime(min_time_s)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_reduce_into, bfloat16, DataType::bfloat16)->UseRealTime()->MinTime(min_time_s)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_reduce_into, int32, DataType::int32)->UseRealTime()->MinTime(min_time_s)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_reduce_into, int64, DataType::int64)->UseRealTime()->MinTime(min_time_s)->Unit(benchmark::kMillisecond);
+
+// BM_reduce_into/TYPE/OP for every type and op on the kernels the CPU dispatches to (named in the
+// report's context as reduce_kernel_target), and BM_reduce_into_reference/TYPE/sum for the scalar
+// reference loop they replaced, in the same run.
+const bool reduce_benchmarks_registered = [] {
+  benchmark::AddCustomContext("reduce_kernel_target", ringlab::reduce_kernel_target());
+  for (const DataType type : ringlab::all_data_types) {
+    for (const ReduceOp op : ringlab::all_reduce_ops) {
+      const std::string name = "BM_reduce_into/" + std::string(ringlab::name_of(type)) + "/" + std::string(ringlab::name_of(op));
+      benchmark::RegisterBenchmark(name.c_str(), BM_reduce_into, &ringlab::reduce_into, type, op)
+          ->UseRealTime()->MinTime(min_time_s)->Unit(benchmark::kMillisecond);
+    }
+    const std::string name = "BM_reduce_into_reference/" + std::string(ringlab::name_of(type)) + "/sum";
+    benchmark::RegisterBenchmark(name.c_str(), BM_reduce_into, &ringlab::reference::reduce_into, type, ReduceOp::sum)
+        ->UseRealTime()->MinTime(min_time_s)->Unit(benchmark::kMillisecond);
+  }
+  return true;
+}();
 
 void BM_reduce_to_float32_sum(benchmark::State& state) {
   const std::vector<std::byte> a = filled_buffer(DataType::float32, 1);
