@@ -100,7 +100,8 @@ using TypeOp = std::tuple<DataType, ReduceOp>;
 class ReduceTargets : public ::testing::TestWithParam<TypeOp> {};
 
 TEST_P(ReduceTargets, EveryTargetMatchesTheReferenceBitForBit) {
-  const auto [type, op] = GetParam();
+  const DataType type = std::get<0>(GetParam());
+  const ReduceOp op = std::get<1>(GetParam());
   const auto targets = reduce_kernel_targets();
   ASSERT_FALSE(targets.empty());
   for (const ReduceKernelTarget& target : targets) {
