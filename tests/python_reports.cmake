@@ -46,6 +46,16 @@ if(SYSTEM_PYTHON3)
                    ${committed}/replay/2026-12-03/replay-vgg16-miniimagenet-n4-run1.json --out ${python_plots}/replay)
   set_tests_properties(plotting.committed_compare_plot plotting.committed_train_plot plotting.committed_replay_plot
                        PROPERTIES TIMEOUT 120 PASS_REGULAR_EXPRESSION "wrote .*\\.svg")
+  # type_op_accuracy.py: the documents' own summaries (ring's flow-level median at N = 2 is 48.4 % in
+  # that document's summary; the rows' plain median would be 55.9 %), exit 3 as goals are missed.
+  add_test(NAME plotting.type_op_accuracy
+           COMMAND bash -c "out=$(\"$0\" \"$1\" \"$2\" \"$3\" --out \"$4\"); rc=$?; echo \"$out\"; [[ $rc == 3 ]] || { echo \"exit $rc, want 3\"; exit 1; }"
+                   ${SYSTEM_PYTHON3} ${PROJECT_SOURCE_DIR}/plotting/type_op_accuracy.py
+                   ${committed}/calibration/2026-12-03-compare-fresh-n2.json ${committed}/calibration/2026-12-03-compare-fresh-n4.json
+                   ${python_plots}/type-op)
+  set_tests_properties(plotting.type_op_accuracy PROPERTIES TIMEOUT 120
+                       PASS_REGULAR_EXPRESSION "float32 \\| 2 \\| ring \\| flow-level \\| 12 \\| 48.4 % .*float32 \\| 4 \\| ring .*wrote .*type_op_accuracy.svg"
+                       FAIL_REGULAR_EXPRESSION "exit [0-9]+, want 3")
   # goal_tables.py reads through ringlab_reports too: a wrong kind is refused with both named.
   add_test(NAME plotting.goal_tables_refuses_train_report
            COMMAND ${expect_failure} "dp-n4-run1.json: not a measured ringlab.bench/1 report .it is a ringlab.train/1 report"
