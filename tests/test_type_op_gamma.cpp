@@ -11,8 +11,14 @@
 #include <string>
 #include <vector>
 
+#include "closed_form.hpp"
+#include "compare.hpp"
+#include "flow_level.hpp"
 #include "presets.hpp"
+#include "schedule.hpp"
+#include "algorithms/algorithm.hpp"
 #include "topology_io.hpp"
+#include "type_op_gamma.hpp"
 
 namespace ringlab {
 namespace {
@@ -84,6 +90,154 @@ TEST(TopologyTypeOpGamma, RefusesMalformedRowsAndValuesOutOfRange) {
               throws_saying("gamma_by_type_op[1] repeats float32/sum"));
   EXPECT_THAT(refusal([](nlohmann::json& rows) { rows = nlohmann::json::array(); }),
               throws_saying("gamma_by_type_op: expected a non-empty array"));
+}
+
+TEST(SimulatorTypeOpGamma, ScalesBetweenThePairsInAndOutOfCacheRatios) {
+  const TypeOpGamma& reference = table[0];
+  const TypeOpGamma& pair = table[1];
+  EXPECT_DOUBLE_EQ(simulator::type_op_gamma(1e-10, reference, pair), 3e-10);    // out of cache: x 3
+  EXPECT_DOUBLE_EQ(simulator::type_op_gamma(2e-11, reference, pair), 1.6e-10);  // in cache: x 8
+  EXPECT_DOUBLE_EQ(simulator::type_op_gamma(6e-11, reference, pair), 6e-11 * 5.5);  // halfway: x (3 + 8) / 2
+  EXPECT_DOUBLE_EQ(simulator::type_op_gamma(1e-11, reference, pair), 8e-11);    // faster than in cache: x 8
+  EXPECT_DOUBLE_EQ(simulator::type_op_gamma(4e-10, reference, pair), 1.2e-9);   // slower than out of cache: x 3
+  // A reference without a cache effect places nothing: the out-of-cache ratio everywhere.
+  const TypeOpGamma flat{"float32", "sum", 1e-10, 1e-10};
+  EXPECT_DOUBLE_EQ(simulator::type_op_gamma(5e-11, flat, {"int32", "prod", 4e-10, 2e-10}), 1e-10);
+}
+
+TEST(SimulatorTypeOpGamma, PricesAPairWithItsOwnGammaAndCurve) {
+  const Topology topology = calibrated();
+  EXPECT_FALSE(simulator::topology_for_type_op(topology, DataType::float32, ReduceOp::sum));
+  EXPECT_FALSE(simulator::topology_for_type_op(topology, DataType::int32, ReduceOp::prod));  // no row
+  const std::optional<Topology> pair = simulator::topology_for_type_op(topology, DataType::bfloat16, ReduceOp::max);
+  ASSERT_TRUE(pair);
+  EXPECT_DOUBLE_EQ(*pair->gamma_seconds_per_byte(), 3e-10);
+  const std::vector<CurvePoint>& points = pair->footprint_curves().gamma_seconds_per_byte.points();
+  ASSERT_EQ(points.size(), 3u);
+  EXPECT_DOUBLE_EQ(points[0].value, 1.6e-10);
+  EXPECT_DOUBLE_EQ(points[1].value, 3.3e-10);
+  EXPECT_DOUBLE_EQ(points[2].value, 3e-10);
+  // gamma_for is what the models price with: the pair's curve at the footprint.
+  EXPECT_DOUBLE_EQ(simulator::gamma_for(topology, DataType::bfloat16, ReduceOp::max, 196608), 1.6e-10);
+  EXPECT_DOUBLE_EQ(simulator::gamma_for(topology, DataType::bfloat16, ReduceOp::max, 1e9), 3e-10);
+  EXPECT_DOUBLE_EQ(simulator::gamma_for(topology, DataType::float32, ReduceOp::sum, 1e9), 1e-10);
+  EXPECT_DOUBLE_EQ(simulator::gamma_for(topology, DataType::int32, ReduceOp::prod, 196608), 2e-11);  // the fallback
+  EXPECT_DOUBLE_EQ(simulator::gamma_for(make_preset_topology("switch:2"), DataType::bfloat16, ReduceOp::max, 1e6),
+                   simulator::default_gamma_seconds_per_byte);
+}
+
+TEST(SimulatorTypeOpGamma, RefusesNamesThisBuildDoesNotSpellAndATableWithoutTheReference) {
+  EXPECT_THAT([] { simulator::check_type_op_gammas(calibrated({table[0], {"bfloat61", "max", 1e-10, 1e-10}})); },
+              throws_saying("topology's gamma_by_type_op[1].type is \"bfloat61\""));
+  EXPECT_THAT([] { simulator::check_type_op_gammas(calibrated({table[0], {"bf16", "max", 1e-10, 1e-10}})); },
+              throws_saying("gamma_by_type_op[1].type is \"bf16\": write it as \"bfloat16\""));
+  EXPECT_THAT([] { simulator::check_type_op_gammas(calibrated({table[0], {"int32", "mean", 1e-10, 1e-10}})); },
+              throws_saying("gamma_by_type_op[1].op is \"mean\""));
+  const Topology without_reference = calibrated({table[1]});
+  EXPECT_THAT([&] { simulator::TypeOpPricing(without_reference, std::nullopt, {}); },
+              throws_saying("gamma_by_type_op has no float32/sum row"));
+}
+
+TEST(SimulatorTypeOpGamma, WarnsOncePerPairPricedWithTheFloat32SumGamma) {
+  const Topology old = read_topology_file(old_calibration);
+  std::vector<std::string> warnings;
+  simulator::TypeOpPricing pricing(old, std::nullopt, [&](const std::string& line) { warnings.push_back(line); });
+  for (int call = 0; call < 3; ++call) {
+    const simulator::TypeOpPricing::Priced priced = pricing.at(DataType::bfloat16, ReduceOp::max);
+    EXPECT_EQ(&priced.topology, &old);
+    EXPECT_EQ(priced.gamma_seconds_per_byte, *old.gamma_seconds_per_byte());
+  }
+  pricing.at(DataType::float32, ReduceOp::sum);  // the fallback itself: nothing to say
+  pricing.at(DataType::float16, ReduceOp::sum);
+  ASSERT_EQ(warnings.size(), 2u);
+  EXPECT_THAT(warnings[0], HasSubstr("has no gamma for bfloat16/max (no gamma_by_type_op table"));
+  EXPECT_THAT(warnings[0], HasSubstr("priced with the float32/sum gamma"));
+  EXPECT_THAT(warnings[1], HasSubstr("float16/sum"));
+  // A table without the pair's row says so.
+  warnings.clear();
+  const Topology with_rows = calibrated();
+  simulator::TypeOpPricing with_table(with_rows, std::nullopt, [&](const std::string& line) { warnings.push_back(line); });
+  with_table.at(DataType::int32, ReduceOp::prod);
+  with_table.at(DataType::bfloat16, ReduceOp::max);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_THAT(warnings[0], HasSubstr("int32/prod (no row in its gamma_by_type_op table)"));
+}
+
+TEST(SimulatorTypeOpGamma, GivenGammaOverridesEveryPairAndPresetsKeepTheDefault) {
+  int warnings = 0;
+  const Topology topology = calibrated();
+  simulator::TypeOpPricing given(topology, 5e-11, [&](const std::string&) { ++warnings; });
+  EXPECT_EQ(given.at(DataType::bfloat16, ReduceOp::max).gamma_seconds_per_byte, 5e-11);
+  EXPECT_EQ(&given.at(DataType::bfloat16, ReduceOp::max).topology, &topology);
+  const Topology old_file = read_topology_file(old_calibration);
+  simulator::TypeOpPricing old(old_file, 5e-11, [&](const std::string&) { ++warnings; });
+  old.at(DataType::float16, ReduceOp::min);
+  const Topology preset = make_preset_topology("switch:4");
+  simulator::TypeOpPricing plain(preset, std::nullopt, [&](const std::string&) { ++warnings; });
+  EXPECT_EQ(plain.at(DataType::bfloat16, ReduceOp::max).gamma_seconds_per_byte, simulator::default_gamma_seconds_per_byte);
+  EXPECT_EQ(warnings, 0);
+  EXPECT_THROW(simulator::TypeOpPricing(topology, -1.0, {}), std::invalid_argument);
+}
+
+// ring on 2 ranks, 64 MiB (a footprint out of cache: gamma 1e-10 for float32/sum, 3e-10 for
+// bfloat16/max): both models predict bfloat16/max slower than float32/sum when the table says its
+// kernel is slower, the closed form by exactly the extra gamma on the 32 MiB each rank reduces,
+// and alike when the table says it costs the same.
+TEST(SimulatorTypeOpGamma, Bfloat16MaxIsPricedSlowerThanFloat32SumWhenTheTableSaysSo) {
+  const Schedule ring = make_schedule("ring", Collective::allreduce, 2, {});
+  const std::int64_t bytes = std::int64_t{64} << 20;
+  const auto predictions = [&](const Topology& topology) {
+    simulator::TypeOpPricing pricing(topology, std::nullopt, {});
+    std::vector<double> seconds;
+    for (const auto& [type, op] : {std::pair{DataType::float32, ReduceOp::sum}, std::pair{DataType::bfloat16, ReduceOp::max}}) {
+      const simulator::TypeOpPricing::Priced priced = pricing.at(type, op);
+      const std::int64_t count = bytes / static_cast<std::int64_t>(element_size(type));
+      simulator::ClosedFormModel closed_form(priced.topology, priced.gamma_seconds_per_byte);
+      simulator::FlowLevelModel flow_level(priced.topology, priced.gamma_seconds_per_byte);
+      seconds.push_back(closed_form.predict(ring, count, type).seconds);
+      seconds.push_back(flow_level.predict(ring, count, type).prediction.seconds);
+    }
+    return seconds;
+  };
+  const std::vector<double> slower = predictions(calibrated());
+  const double extra = (3e-10 - 1e-10) * static_cast<double>(bytes / 2);
+  EXPECT_NEAR(slower[2] - slower[0], extra, 1e-9 * slower[2]);  // closed form
+  EXPECT_GT(slower[3] - slower[1], extra / 2);                   // flow level
+  const std::vector<double> alike = predictions(calibrated({table[0], {"bfloat16", "max", 2e-11, 1e-10}}));
+  EXPECT_DOUBLE_EQ(alike[2], alike[0]);
+  EXPECT_DOUBLE_EQ(alike[3], alike[1]);
+  EXPECT_DOUBLE_EQ(alike[0], slower[0]);  // float32/sum as before the table
+}
+
+TEST(CompareReports, ReadsEachRowsTypeAndOpAndPricesWithThem) {
+  nlohmann::json document = nlohmann::json::parse(R"({"schema": "ringlab.bench/1", "kind": "measured",
+      "command": "ringlab bench -d bfloat16 -o max", "config": {"nranks": 2, "datatype": "bfloat16", "op": "max"},
+      "results": [
+        {"algorithm": "ring", "size_bytes": 1024, "count": 512, "type": "bfloat16", "redop": "max",
+         "placement": "in-place", "time_us": {"p50": 10}},
+        {"algorithm": "ring", "size_bytes": 2048, "count": 1024, "placement": "in-place", "time_us": {"p50": 20}}]})");
+  simulator::MeasuredReport report = simulator::measured_report_from_json(document, "bf16.json");
+  EXPECT_EQ(report.op, ReduceOp::max);
+  ASSERT_EQ(report.rows.size(), 2u);
+  for (const simulator::MeasuredRow& row : report.rows) {
+    EXPECT_EQ(row.type, DataType::bfloat16);
+    EXPECT_EQ(row.op, ReduceOp::max);
+  }
+  std::vector<ReduceOp> seen;
+  const simulator::Predictor recording{"recording", [&](const Schedule&, std::int64_t, DataType, ReduceOp op,
+                                                        std::int64_t, simulator::Placement) {
+                                         seen.push_back(op);
+                                         return 1e-5;
+                                       }};
+  const simulator::Comparison comparison = simulator::compare_reports({report}, {recording}, 0);
+  EXPECT_EQ(seen, (std::vector<ReduceOp>{ReduceOp::max, ReduceOp::max}));
+  EXPECT_EQ(simulator::compare_to_json(comparison, 0, nlohmann::json::object())["rows"][0]["op"], "max");
+  document["config"].erase("op");
+  document["results"][0].erase("redop");
+  EXPECT_EQ(simulator::measured_report_from_json(document, "old.json").rows[0].op, ReduceOp::sum);
+  document["results"][1]["redop"] = "mean";
+  EXPECT_THAT([&] { simulator::measured_report_from_json(document, "bad.json"); },
+              throws_saying("results[1].redop: "));
 }
 
 }  // namespace
