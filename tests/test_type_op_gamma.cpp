@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "calibrated_topology.hpp"
+#include "calibration_record.hpp"
 #include "closed_form.hpp"
 #include "compare.hpp"
 #include "flow_level.hpp"
@@ -19,6 +21,7 @@
 #include "algorithms/algorithm.hpp"
 #include "topology_io.hpp"
 #include "type_op_gamma.hpp"
+#include "type_op_reduce.hpp"
 
 namespace ringlab {
 namespace {
@@ -207,6 +210,91 @@ TEST(SimulatorTypeOpGamma, Bfloat16MaxIsPricedSlowerThanFloat32SumWhenTheTableSa
   EXPECT_DOUBLE_EQ(alike[2], alike[0]);
   EXPECT_DOUBLE_EQ(alike[3], alike[1]);
   EXPECT_DOUBLE_EQ(alike[0], slower[0]);  // float32/sum as before the table
+}
+
+TEST(CalibrationTypeOpGamma, TimesEveryTypeAndOp) {
+  const calibration::TypeOpReduceMeasurement measurement = calibration::time_reduce_by_type_op(4096, 65536);
+  ASSERT_EQ(measurement.samples.size(), std::size(all_data_types) * std::size(all_reduce_ops));
+  EXPECT_EQ(measurement.samples[7].type, DataType::float64);
+  EXPECT_EQ(measurement.samples[7].op, ReduceOp::min);
+  EXPECT_EQ(measurement.in_cache_iterations, calibration::in_cache_calls);
+  EXPECT_EQ(measurement.out_of_cache_iterations, calibration::out_of_cache_calls);
+  for (const calibration::TypeOpReduceSample& sample : measurement.samples) {
+    EXPECT_GT(sample.in_cache_median_seconds, 0);
+    EXPECT_GT(sample.out_of_cache_median_seconds, 0);
+  }
+  const std::vector<TypeOpGamma> fitted = calibration::fit_type_op_gammas(measurement);
+  ASSERT_EQ(fitted.size(), measurement.samples.size());
+  EXPECT_EQ(fitted[7].type, "float64");
+  EXPECT_EQ(fitted[7].op, "min");
+  EXPECT_DOUBLE_EQ(fitted[7].out_of_cache_seconds_per_byte, measurement.samples[7].out_of_cache_median_seconds / 65536);
+}
+
+calibration::TypeOpReduceMeasurement two_pairs() {
+  return {65536, 67108864, 21, 3,
+          {{DataType::float32, ReduceOp::sum, 65536 * 2e-11, 67108864 * 1e-10},
+           {DataType::bfloat16, ReduceOp::max, 65536 * 1.6e-10, 67108864 * 3e-10}}};
+}
+
+TEST(CalibrationTypeOpGamma, FitIsTimePerOperandByteAndRefusesAZeroTime) {
+  const std::vector<TypeOpGamma> fitted = calibration::fit_type_op_gammas(two_pairs());
+  ASSERT_EQ(fitted.size(), 2u);
+  EXPECT_EQ(fitted[1].type, "bfloat16");
+  EXPECT_DOUBLE_EQ(fitted[1].in_cache_seconds_per_byte, 1.6e-10);
+  EXPECT_DOUBLE_EQ(fitted[1].out_of_cache_seconds_per_byte, 3e-10);
+  calibration::TypeOpReduceMeasurement zero = two_pairs();
+  zero.samples[1].in_cache_median_seconds = 0;
+  EXPECT_THAT([&] { calibration::fit_type_op_gammas(zero); }, throws_saying("bfloat16/max in cache"));
+}
+
+// A recorded calibration refitted with the table: the topology carries it scaled like gamma (x E/C:
+// 4 processes on the record's cores), and the record keeps the samples for the next refit.
+TEST(CalibrationTypeOpGamma, CalibratedTopologyAndRecordCarryTheTable) {
+  calibration::RecordedCalibration recorded = calibration::read_calibration_file(old_calibration);
+  recorded.measurements.reduce_by_type_op = two_pairs();
+  const calibration::FittedParameters fit = calibration::fit_parameters(recorded.measurements, recorded.cores);
+  const int endpoints = 2 * recorded.cores;
+  const Topology topology = calibration::calibrated_topology(fit, endpoints);
+  ASSERT_EQ(topology.gamma_by_type_op().size(), 2u);
+  EXPECT_DOUBLE_EQ(topology.gamma_by_type_op()[1].out_of_cache_seconds_per_byte, 6e-10);
+  EXPECT_DOUBLE_EQ(*topology.gamma_seconds_per_byte(), 2 * fit.gamma_seconds_per_byte);
+  const nlohmann::json record = calibration::calibration_record(recorded.measurements, fit, {{"endpoints", endpoints}});
+  const calibration::TypeOpReduceMeasurement read =
+      calibration::measurements_from_record(record).measurements.reduce_by_type_op;
+  ASSERT_EQ(read.samples.size(), 2u);
+  EXPECT_EQ(read.samples[1].type, DataType::bfloat16);
+  EXPECT_EQ(read.samples[1].op, ReduceOp::max);
+  EXPECT_NEAR(read.samples[1].out_of_cache_median_seconds, 67108864 * 3e-10, 1e-12);
+  EXPECT_EQ(read.out_of_cache_bytes, 67108864);
+  nlohmann::json spelled = record;
+  spelled["reduce_by_type_op"]["samples"][1]["type"] = "bf16";
+  EXPECT_THAT([&] { calibration::measurements_from_record(spelled); },
+              throws_saying("reduce_by_type_op.samples[1].type: write \"bf16\" as ringlab calibrate does: \"bfloat16\""));
+  spelled["reduce_by_type_op"]["samples"][1]["out_of_cache_median_us"] = -1;
+  spelled["reduce_by_type_op"]["samples"][1]["type"] = "bfloat16";
+  EXPECT_THAT([&] { calibration::measurements_from_record(spelled); },
+              throws_saying("reduce_by_type_op.samples[1].out_of_cache_median_us"));
+  // An old record refits without the table.
+  EXPECT_TRUE(calibration::calibrated_topology(calibration::fit_parameters(
+                                                   calibration::read_calibration_file(old_calibration).measurements, 2),
+                                               2)
+                  .gamma_by_type_op()
+                  .empty());
+}
+
+// The fixtures the calibration-record fuzzer starts from (fuzz/corpus/fuzz_calibration_record).
+TEST(CalibrationTypeOpGamma, RecordFixturesRefitWithTheTableOrAreRefused) {
+  const calibration::RecordedCalibration recorded =
+      calibration::read_calibration_file(RINGLAB_SOURCE_DIR "/tests/values/calibration_type_op.json");
+  const Topology topology =
+      calibration::calibrated_topology(calibration::fit_parameters(recorded.measurements, recorded.cores), recorded.endpoints);
+  ASSERT_EQ(topology.gamma_by_type_op().size(), 2u);
+  const TypeOpGamma& row = topology.gamma_by_type_op()[1];
+  EXPECT_EQ(row.type + "/" + row.op, "bfloat16/max");
+  EXPECT_DOUBLE_EQ(row.in_cache_seconds_per_byte, 10.4e-6 / 65536);  // 2 processes on 2 cores: unscaled
+  EXPECT_DOUBLE_EQ(row.out_of_cache_seconds_per_byte, 26100e-6 / 67108864);
+  EXPECT_THAT([] { calibration::read_calibration_file(RINGLAB_SOURCE_DIR "/tests/values/calibration_type_op_alias.json"); },
+              throws_saying("reduce_by_type_op.samples[1].type: write \"bf16\" as ringlab calibrate does: \"bfloat16\""));
 }
 
 TEST(CompareReports, ReadsEachRowsTypeAndOpAndPricesWithThem) {
