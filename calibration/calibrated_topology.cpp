@@ -183,6 +183,7 @@ FittedParameters fit_parameters(const Measurements& measurements, int cores, con
     copy_ratios.insert(copy_ratios.end(), ratios.begin(), ratios.end());
   if (!copy_ratios.empty()) parameters.copy_cost_ratio = median(copy_ratios);
   parameters.curves = fit_footprint_curves(measurements, parameters.alpha_seconds, options);
+  parameters.type_op_gammas = fit_type_op_gammas(measurements.reduce_by_type_op);
   return parameters;
 }
 
@@ -240,6 +241,12 @@ std::string host_shm_preset(const FittedParameters& parameters, int endpoints) {
 FootprintCurves set_reduction_costs(Topology& topology, const FittedParameters& parameters, double share) {
   topology.set_gamma_seconds_per_byte(parameters.gamma_seconds_per_byte / share);
   if (parameters.copy_cost_ratio) topology.set_copy_cost_ratio(*parameters.copy_cost_ratio);
+  std::vector<TypeOpGamma> type_op_gammas = parameters.type_op_gammas;
+  for (TypeOpGamma& row : type_op_gammas) {
+    row.in_cache_seconds_per_byte /= share;
+    row.out_of_cache_seconds_per_byte /= share;
+  }
+  topology.set_gamma_by_type_op(std::move(type_op_gammas));
   FootprintCurves curves;
   curves.switch_capacity = parameters.curves.switch_capacity;
   curves.gamma_seconds_per_byte = scaled(parameters.curves.gamma_seconds_per_byte, 1 / share);
@@ -301,6 +308,8 @@ nlohmann::json calibration_record(const Measurements& measurements, const Fitted
                       {"samples", std::move(reduce)},
                       {"fit", fit_to_json(parameters.reduce_fit, "intercept_seconds", "gamma_seconds_per_byte")}};
   if (parameters.copy_cost_ratio) record["reduce"]["copy_cost_ratio"] = *parameters.copy_cost_ratio;
+  if (!measurements.reduce_by_type_op.samples.empty())
+    record["reduce_by_type_op"] = type_op_reduce_record(measurements.reduce_by_type_op);
   if (!measurements.waiting_mates.samples.empty()) {
     nlohmann::json samples = nlohmann::json::array();
     for (const WaitingMatesSample& sample : measurements.waiting_mates.samples)

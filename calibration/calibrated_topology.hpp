@@ -29,7 +29,9 @@
 //         of the streaming aggregate and the link curve there (as in 2, a single transfer's rate
 //         bounds the shared capacity from below);
 //      c. gamma at the reduce footprint 3 s of every reduce operand size s: time / s;
-//      written scaled like step 4 (bandwidths x C/E, gamma x E/C).
+//      written scaled like step 4 (bandwidths x C/E, gamma x E/C);
+//   6. gamma of every (type, op) in cache and out of cache (type_op_reduce.hpp), written as the
+//      topology's gamma_by_type_op, scaled like gamma (x E/C).
 #pragma once
 
 #include <nlohmann/json_fwd.hpp>
@@ -43,6 +45,7 @@
 #include "linear_fit.hpp"
 #include "measurements.hpp"
 #include "topology.hpp"
+#include "type_op_reduce.hpp"
 
 namespace ringlab::calibration {
 
@@ -51,6 +54,7 @@ struct Measurements {
   ConcurrentMeasurement concurrent;
   std::vector<ReduceSample> reduce;
   WaitingMatesMeasurement waiting_mates;  // empty samples: not measured
+  TypeOpReduceMeasurement reduce_by_type_op;  // empty samples: not measured
 };
 
 struct FitOptions {
@@ -72,6 +76,7 @@ struct FittedParameters {
   // the record has no copy timing.
   std::optional<double> copy_cost_ratio;
   FootprintCurves curves;                 // step 5, one process on a core of its own
+  std::vector<TypeOpGamma> type_op_gammas;  // step 6, one process on a core of its own; empty: not measured
 };
 
 // Reduce operands at least this large fix the scalar gamma (step 3): out of cache, as before the
@@ -97,7 +102,7 @@ double process_share(const FittedParameters& parameters, int endpoints);
 FootprintCurve scaled(const FootprintCurve& curve, double factor);
 
 // What both calibrated topologies (host-shm and per-CPU) take alike from the reduce, copy and
-// streaming measurements: sets gamma (x 1/share) and the copy cost ratio on `topology` and
+// streaming measurements: sets gamma and gamma_by_type_op (x 1/share) and the copy cost ratio on `topology` and
 // returns the footprint curves of gamma (x 1/share), the copy cost ratio (a ratio of two CPU
 // times: not scaled) and the memory bus, to which the caller adds its link curves.
 FootprintCurves set_reduction_costs(Topology& topology, const FittedParameters& parameters, double share);

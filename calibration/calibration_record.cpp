@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <stdexcept>
 #include <tuple>
 #include <utility>
@@ -95,6 +96,44 @@ std::pair<int, int> rank_pair(const nlohmann::json& object, const std::string& w
   return {first, second};
 }
 
+// A type or op name as name_of writes it (`parse` reads it), else the error names the field.
+template <class Parse>
+auto canonical_name(const nlohmann::json& object, const char* key, const std::string& where, Parse parse) {
+  const nlohmann::json& value = member(object, key, where);
+  const std::string path = fmt::format("{}.{}", where, key);
+  if (!value.is_string()) fail(path, fmt::format("is {}; expected a name", io::printable(value.dump())));
+  const std::string text = value.get<std::string>();
+  std::optional<decltype(parse(text))> parsed;
+  try {
+    parsed = parse(text);
+  } catch (const std::invalid_argument& error) {
+    fail(path, error.what());
+  }
+  if (name_of(*parsed) != text)
+    fail(path, fmt::format("write \"{}\" as ringlab calibrate does: \"{}\"", io::printable(text), name_of(*parsed)));
+  return *parsed;
+}
+
+// reduce_by_type_op (type_op_reduce.hpp), written since 2026-12-06 22:00 UTC.
+TypeOpReduceMeasurement type_op_reduce_from_record(const nlohmann::json& object) {
+  const std::string where = "reduce_by_type_op";
+  TypeOpReduceMeasurement measurement;
+  measurement.in_cache_bytes = integer(object, "in_cache_operand_bytes", where, 1, max_message_bytes);
+  measurement.out_of_cache_bytes = integer(object, "out_of_cache_operand_bytes", where, 1, max_message_bytes);
+  measurement.in_cache_iterations = static_cast<int>(integer(object, "in_cache_iterations", where, 1, max_iterations));
+  measurement.out_of_cache_iterations =
+      static_cast<int>(integer(object, "out_of_cache_iterations", where, 1, max_iterations));
+  const nlohmann::json& samples = array_member(object, "samples", where);
+  for (std::size_t i = 0; i < samples.size(); ++i) {
+    const std::string at = fmt::format("{}.samples[{}]", where, i);
+    measurement.samples.push_back({canonical_name(samples[i], "type", at, parse_data_type),
+                                   canonical_name(samples[i], "op", at, parse_reduce_op),
+                                   time_us(samples[i], "in_cache_median_us", at) * 1e-6,
+                                   time_us(samples[i], "out_of_cache_median_us", at) * 1e-6});
+  }
+  return measurement;
+}
+
 }  // namespace
 
 RecordedCalibration measurements_from_record(const nlohmann::json& record) {
@@ -146,6 +185,8 @@ RecordedCalibration measurements_from_record(const nlohmann::json& record) {
                                                              time_us(samples[i], "polling_one_way_us", at) * 1e-6});
     }
   }
+  if (record.contains("reduce_by_type_op"))
+    recorded.measurements.reduce_by_type_op = type_op_reduce_from_record(record.at("reduce_by_type_op"));
   recorded.cores = static_cast<int>(integer(member(record, "parameters", "(record)"), "cores", "parameters", 1, max_cores));
   recorded.endpoints = static_cast<int>(integer(record, "endpoints", "(record)", 1, max_ranks));
   if (record.contains("receive_fragment_bytes"))

@@ -9,7 +9,11 @@
 //   4. parameters.cores, endpoints;
 //   5. rank_cpus when present (calibrations from 2026-12-05 on): one CPU list per rank measured;
 //   6. waiting_mates when present (from 2026-12-05, 07:00 UTC on): ranks [a, b] and samples[]
-//      (bytes, sleeping_one_way_us, polling_one_way_us).
+//      (bytes, sleeping_one_way_us, polling_one_way_us);
+//   7. reduce_by_type_op when present (from 2026-12-06 22:00 UTC on): in_cache_operand_bytes,
+//      out_of_cache_operand_bytes, in_cache_iterations, out_of_cache_iterations and samples[]
+//      (type and op as ringlab names them, in_cache_median_us, out_of_cache_median_us). Without it
+//      the refit topology has no gamma_by_type_op (its pairs priced with float32/sum's gamma).
 // Fits, residuals and parameters in the record are not read: they are what a refit recomputes.
 #pragma once
 

@@ -255,12 +255,17 @@ ConcurrentMeasurement measure_concurrent(Communicator& comm, int cores, const st
   return measurement;
 }
 
-std::vector<std::int64_t> reduce_sizes() {
+std::int64_t out_of_cache_operand_bytes() {
   const long cache = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  const std::int64_t mib = std::int64_t{1} << 20;
+  return std::clamp<std::int64_t>(2 * std::max<long>(cache, 0), 16 * mib, 64 * mib);
+}
+
+std::vector<std::int64_t> reduce_sizes() {
   const std::int64_t kib = std::int64_t{1} << 10;
   const std::int64_t mib = std::int64_t{1} << 20;
-  const std::int64_t base = std::clamp<std::int64_t>(2 * std::max<long>(cache, 0), 16 * mib, 64 * mib);
-  std::vector<std::int64_t> sizes = {64 * kib, 256 * kib, 1 * mib, 4 * mib};  // in cache (footprint 3 s)
+  const std::int64_t base = out_of_cache_operand_bytes();
+  std::vector<std::int64_t> sizes = {in_cache_operand_bytes, 256 * kib, 1 * mib, 4 * mib};  // in cache (footprint 3 s)
   std::erase_if(sizes, [&](std::int64_t bytes) { return bytes >= base; });
   // Where the operands leave the cache, every power of two: with only 4 MiB and s measured, the
   // gamma curve interpolated across the cache's edge and priced reductions there up to a fifth too
@@ -304,6 +309,13 @@ std::vector<ReduceSample> measure_reduce(Communicator& comm, const std::vector<s
   for (std::size_t i = 0; i < sizes.size(); ++i)
     samples.push_back({sizes[i] / 4 * 4, reduce_iterations(sizes[i]), payload[2 * i], payload[2 * i + 1]});
   return samples;
+}
+
+TypeOpReduceMeasurement measure_reduce_by_type_op(Communicator& comm, double timeout_seconds) {
+  TypeOpReduceMeasurement measurement;
+  if (comm.rank() == 0) measurement = time_reduce_by_type_op(in_cache_operand_bytes, out_of_cache_operand_bytes());
+  gather_on_rank0(comm, std::vector<double>(1, 0.0), timeout_seconds);  // the others sleep until rank 0 is done
+  return measurement;
 }
 
 }  // namespace ringlab::calibration

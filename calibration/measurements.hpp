@@ -11,6 +11,7 @@
 
 #include "communicator.hpp"
 #include "fault_injection.hpp"
+#include "type_op_reduce.hpp"
 
 namespace ringlab::calibration {
 
@@ -101,5 +102,13 @@ std::vector<ReduceSample> measure_reduce(Communicator& comm, const std::vector<s
 // power of two from 8 MiB below s (leaving the cache), then s, 2s, 4s with s = 2 x the last-level
 // cache, at least 16 MiB and at most 64 MiB (out of cache).
 std::vector<std::int64_t> reduce_sizes();
+// The smallest operand of reduce_sizes (in cache) and s (the first out of cache).
+inline constexpr std::int64_t in_cache_operand_bytes = std::int64_t{64} << 10;
+std::int64_t out_of_cache_operand_bytes();
+
+// Rank 0 times the reduce kernel on every DataType x ReduceOp in cache and out of cache
+// (type_op_reduce.hpp: time_reduce_by_type_op) while the other ranks sleep. Complete on rank 0;
+// the other ranks get an empty measurement.
+TypeOpReduceMeasurement measure_reduce_by_type_op(Communicator& comm, double timeout_seconds);
 
 }  // namespace ringlab::calibration

@@ -124,6 +124,28 @@ void print_robust_fit(const calibration::Measurements& measurements, const calib
                describe_dropped(fit.reduce_fit, {}));
 }
 
+// The reduce kernel per (type, op): one line per type, each op's GB/s reduced in and out of cache.
+void print_type_op_gammas(const calibration::Measurements& measurements, const calibration::FittedParameters& fit) {
+  if (fit.type_op_gammas.empty()) {
+    fmt::print("# reduce kernel by type and op: not measured (a record from before it); every pair is priced with "
+               "float32/sum's gamma\n");
+    return;
+  }
+  fmt::print("# reduce kernel by type and op, GB/s reduced in cache / out of cache (operands of {} / {} B), "
+             "gamma_by_type_op:\n",
+             measurements.reduce_by_type_op.in_cache_bytes, measurements.reduce_by_type_op.out_of_cache_bytes);
+  for (std::size_t first = 0; first < fit.type_op_gammas.size();) {
+    std::string line;
+    std::size_t row = first;
+    for (; row < fit.type_op_gammas.size() && fit.type_op_gammas[row].type == fit.type_op_gammas[first].type; ++row)
+      line += fmt::format("{}{} {:.2f} / {:.2f}", row == first ? "" : ", ", fit.type_op_gammas[row].op,
+                          1e-9 / fit.type_op_gammas[row].in_cache_seconds_per_byte,
+                          1e-9 / fit.type_op_gammas[row].out_of_cache_seconds_per_byte);
+    fmt::print("#   {}: {}\n", fit.type_op_gammas[first].type, line);
+    first = row;
+  }
+}
+
 void print_summary(const calibration::Measurements& measurements, const calibration::FittedParameters& fit,
                    const std::string& preset) {
   fmt::print("# ping-pong: {} pair(s); one-way time = round trip / 2, median over iterations\n",
@@ -153,6 +175,7 @@ void print_summary(const calibration::Measurements& measurements, const calibrat
                                   : "not saturated: a lower bound of the shared capacity");
   fmt::print("# reduce kernel (float32 sum, out of cache): gamma {:.4g} s/B ({:.2f} GB/s reduced) on one core\n",
              fit.gamma_seconds_per_byte, 1e-9 / fit.gamma_seconds_per_byte);
+  print_type_op_gammas(measurements, fit);
   if (fit.copy_cost_ratio)
     fmt::print("# copy (memcpy of the same bytes): {:.3f} x a reduction's time, median over the reduce sizes; the "
                "flow-level model prices the executor's scratch copies with it\n",
@@ -359,6 +382,7 @@ int run_calibrate(Communicator& comm, const CalibrateArguments& arguments, const
   measurements.concurrent = calibration::measure_concurrent(
       comm, machine.cores, streaming_sizes(sizes, parse_size(arguments.beta_min_bytes)), arguments.timeout_seconds);
   measurements.reduce = calibration::measure_reduce(comm, calibration::reduce_sizes(), arguments.timeout_seconds);
+  measurements.reduce_by_type_op = calibration::measure_reduce_by_type_op(comm, arguments.timeout_seconds);
   measurements.waiting_mates = calibration::measure_waiting_mates(comm, options, waiting_mates_sizes(sizes));
   if (comm.rank() != 0) return 0;
 

@@ -5,10 +5,12 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
 #include <limits>
 #include <stdexcept>
 
 #include "output_file.hpp"
+#include "printable.hpp"
 #include "segment_limits.hpp"
 
 namespace ringlab::cli {
@@ -115,6 +117,10 @@ bool to_standard_output(std::initializer_list<std::pair<std::string_view, const 
     throw std::invalid_argument(fmt::format("{} all name standard output ('-'); at most one output can go there",
                                             fmt::join(options, " and ")));
   return !options.empty();
+}
+
+void print_warning(const std::string& message) {
+  fmt::print(stderr, "ringlab: warning: {}\n", io::printable(message, true));
 }
 
 }  // namespace ringlab::cli

@@ -21,6 +21,10 @@ std::int64_t parse_segment_bytes(std::string_view text);
 // "all" -> every name in `valid`; otherwise a comma-separated list, each checked by `check`.
 std::vector<std::string> parse_name_list(std::string_view text, const std::vector<std::string>& valid);
 
+// "ringlab: warning: <message>" on standard error, control characters escaped (io/printable.hpp):
+// what a command says about its input without refusing it.
+void print_warning(const std::string& message);
+
 // Output files (io/output_file.hpp). An output option's path: "" means the option was not given,
 // so an empty path on the command line is refused by the option itself (`output_path`).
 CLI::Validator output_path();

@@ -2,6 +2,7 @@
 // topology: a table of measured, predicted and relative error per row, then the median and p90
 // |error| per algorithm and N over sizes >= --min-bytes (docs/compare.md).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <filesystem>
 #include <map>
@@ -10,6 +11,9 @@
 #include <optional>
 #include <set>
 #include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "algorithms/algorithm.hpp"
 #include "cli_util.hpp"
@@ -22,6 +26,7 @@
 #include "report.hpp"
 #include "time_limit.hpp"
 #include "topology_io.hpp"
+#include "type_op_gamma.hpp"
 
 namespace ringlab::cli {
 
@@ -128,7 +133,7 @@ void check_flow_work(const std::vector<simulator::MeasuredReport>& reports) {
       if (known == schedules.end())
         known = schedules.emplace(row.algorithm, make_schedule(row.algorithm, Collective::allreduce, report.nranks))
                     .first;
-      total += simulator::flow_level_flows(known->second, row.count, report.type, report.segment_bytes);
+      total += simulator::flow_level_flows(known->second, row.count, row.type, report.segment_bytes);
       most_ranks = std::max(most_ranks, report.nranks);
     }
   }
@@ -152,35 +157,56 @@ int run_compare(const CompareArguments& arguments) {
   check_fits(reports, topology, arguments.topology, notes);
   check_flow_work(reports);
   note_placements(reports, calibrated_rank_cpus(arguments.topology), notes);
-  const double gamma = simulator::choose_gamma(topology, arguments.gamma_seconds_per_byte);
+  // Each row's reduction is priced with its (type, op)'s gamma: one topology and gamma per pair met.
+  simulator::TypeOpPricing pricing(topology, arguments.gamma_seconds_per_byte, print_warning);
 
-  // One entry per model. The flow-level model cuts transfers as the bench did: one model per
-  // segment size met in the reports.
-  auto closed_form = std::make_shared<simulator::ClosedFormModel>(topology, gamma);
-  auto flow_models = std::make_shared<std::map<std::int64_t, simulator::FlowLevelModel>>();
+  // One entry per model, each model built per (type, op) met. The flow-level model cuts transfers
+  // as the bench did: one model per segment size met in the reports, too.
+  using TypeOp = std::pair<DataType, ReduceOp>;
+  auto closed_forms = std::make_shared<std::map<TypeOp, simulator::ClosedFormModel>>();
+  auto flow_models = std::make_shared<std::map<std::pair<TypeOp, std::int64_t>, simulator::FlowLevelModel>>();
   const std::vector<simulator::Predictor> predictors = {
       {"closed-form",
-       [closed_form](const Schedule& schedule, std::int64_t count, DataType type, std::int64_t,
-                     simulator::Placement placement) {
-         return closed_form->predict(schedule, count, type, placement).seconds;
+       [closed_forms, &pricing](const Schedule& schedule, std::int64_t count, DataType type, ReduceOp op, std::int64_t,
+                                simulator::Placement placement) {
+         auto model = closed_forms->find({type, op});
+         if (model == closed_forms->end()) {
+           const simulator::TypeOpPricing::Priced priced = pricing.at(type, op);
+           model = closed_forms->try_emplace({type, op}, priced.topology, priced.gamma_seconds_per_byte).first;
+         }
+         return model->second.predict(schedule, count, type, placement).seconds;
        }},
-      {"flow-level", [flow_models, &topology, gamma](const Schedule& schedule, std::int64_t count, DataType type,
-                                                     std::int64_t segment_bytes, simulator::Placement placement) {
-         auto model = flow_models->find(segment_bytes);
+      {"flow-level", [flow_models, &pricing](const Schedule& schedule, std::int64_t count, DataType type, ReduceOp op,
+                                             std::int64_t segment_bytes, simulator::Placement placement) {
+         const auto key = std::make_pair(TypeOp{type, op}, segment_bytes);
+         auto model = flow_models->find(key);
          if (model == flow_models->end()) {
+           const simulator::TypeOpPricing::Priced priced = pricing.at(type, op);
            simulator::FlowLevelOptions options;
            options.segment_bytes = segment_bytes;
-           model = flow_models->emplace(segment_bytes, simulator::FlowLevelModel(topology, gamma, options)).first;
+           model = flow_models->try_emplace(key, priced.topology, priced.gamma_seconds_per_byte, options).first;
          }
          return model->second.predict(schedule, count, type, placement).prediction.seconds;
        }}};
 
   simulator::Comparison comparison = simulator::compare_reports(reports, predictors, min_bytes);
   comparison.notes.insert(comparison.notes.begin(), notes.begin(), notes.end());
+  // The gamma of each (type, op) the rows have (its out-of-cache figure where the topology has a
+  // gamma curve).
+  std::vector<std::string> gamma_texts;
+  nlohmann::json gammas = nlohmann::json::array();
+  std::set<TypeOp> pairs;
+  for (const simulator::ComparedRow& row : comparison.rows) pairs.emplace(row.measured.type, row.measured.op);
+  for (const auto& [type, op] : pairs) {
+    const double pair_gamma = pricing.at(type, op).gamma_seconds_per_byte;
+    gamma_texts.push_back(fmt::format("{}/{} {:g} s/B", name_of(type), name_of(op), pair_gamma));
+    gammas.push_back({{"type", name_of(type)}, {"op", name_of(op)}, {"gamma_seconds_per_byte", pair_gamma}});
+  }
+  const double gamma = pricing.at(simulator::reference_type, simulator::reference_op).gamma_seconds_per_byte;
   if (!arguments.quiet) {
     fmt::print("# ringlab compare: {}\n", arguments.command_line);
-    fmt::print("# topology {} ({} endpoints) | gamma {:g} s/B | measured = time_us.p50 (median call)\n",
-               topology.name(), topology.num_endpoints(), gamma);
+    fmt::print("# topology {} ({} endpoints) | gamma {} | measured = time_us.p50 (median call)\n", topology.name(),
+               topology.num_endpoints(), gamma_texts.empty() ? fmt::format("{:g} s/B", gamma) : fmt::format("{}", fmt::join(gamma_texts, ", ")));
     for (const std::string& note : comparison.notes) fmt::print("# note: {}\n", note);
     print_table(comparison);
     print_summary(comparison, min_bytes);
@@ -192,6 +218,7 @@ int run_compare(const CompareArguments& arguments) {
                                     {"topology", arguments.topology},
                                     {"topology_name", topology.name()},
                                     {"gamma_seconds_per_byte", gamma},
+                                    {"gamma_by_type_op", std::move(gammas)},
                                     {"measured", "time_us.p50"}};
     const auto writing = time_limit.hold_while_writing();
     io::write_json_file(arguments.json, simulator::compare_to_json(comparison, min_bytes, context), 1,

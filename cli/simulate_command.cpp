@@ -27,6 +27,7 @@
 #include "sweep_arguments.hpp"
 #include "time_limit.hpp"
 #include "topology_io.hpp"
+#include "type_op_gamma.hpp"
 #include "finite_prediction.hpp"
 #include "workload_prediction.hpp"
 #include "workload_report.hpp"
@@ -40,6 +41,7 @@ struct SimulateArguments {
   std::string topology;
   std::optional<int> ranks;  // not given: the topology's endpoint count
   std::optional<double> gamma_seconds_per_byte;  // empty: the topology's, else the default
+  std::string op = "sum";  // the reduction priced: its gamma (type_op_gamma.hpp)
   std::string model = "flow-level";
   std::string segment_bytes = "1M";  // the bench's default
   std::string trace;
@@ -57,13 +59,16 @@ struct SimulateArguments {
 constexpr const char* flow_level_name = "flow-level";
 constexpr const char* closed_form_name = "closed-form";
 
-// The sweep options of a prediction: one "iteration", nothing checked (#wrong is N/A), op sum (the
-// models price every op alike); segments as given for the flow-level model, whole transfers for
-// the closed form (which does not model them). mpi-native has no schedule: "all" leaves it
-// out, naming it adds a note.
+// The sweep options of a prediction: one "iteration", nothing checked (#wrong is N/A), the type
+// and op priced (their gamma: type_op_gamma.hpp); segments as given for the flow-level model,
+// whole transfers for the closed form (which does not model them). mpi-native has no schedule:
+// "all" leaves it out, naming it adds a note.
 bench::BenchOptions to_options(const SimulateArguments& arguments, std::vector<std::string>& notes) {
   bench::BenchOptions options;
   apply_sweep_arguments(arguments.sweep, options);
+  if (arguments.op == "all")
+    throw std::invalid_argument("-o all (every op in turn) is a `ringlab bench` option; give one op here, e.g. -o sum");
+  options.op = parse_reduce_op(arguments.op);
   options.iterations = 1;
   options.warmup_iterations = 0;
   options.check = false;
@@ -200,7 +205,9 @@ int run_simulate(const SimulateArguments& arguments, TimeLimit& time_limit) {
   check_trace_request(arguments, options, sizes);
   const io::StandardOutputForData data_output(
       to_standard_output({{"--json", &arguments.sweep.json}, {"--trace", &arguments.trace}}));
-  const double gamma = simulator::choose_gamma(topology, arguments.gamma_seconds_per_byte);
+  simulator::TypeOpPricing pricing(topology, arguments.gamma_seconds_per_byte, print_warning);
+  const simulator::TypeOpPricing::Priced priced = pricing.at(options.type, options.op);
+  const double gamma = priced.gamma_seconds_per_byte;
   const bool flow_level = arguments.model == flow_level_name;
   // Only the chosen model is built (each holds its own route cache).
   std::optional<simulator::ClosedFormModel> closed_form;
@@ -209,9 +216,9 @@ int run_simulate(const SimulateArguments& arguments, TimeLimit& time_limit) {
     simulator::FlowLevelOptions flow_options;
     flow_options.segment_bytes = static_cast<std::int64_t>(options.segment_bytes);
     flow_options.record_trace = !arguments.trace.empty();
-    flow_model.emplace(topology, gamma, flow_options);
+    flow_model.emplace(priced.topology, gamma, flow_options);
   } else {
-    closed_form.emplace(topology, gamma);
+    closed_form.emplace(priced.topology, gamma);
   }
   std::vector<Schedule> schedules;
   for (const std::string& name : options.algorithms)
@@ -252,6 +259,7 @@ int run_simulate(const SimulateArguments& arguments, TimeLimit& time_limit) {
             const nlohmann::json context = {{"command", arguments.command_line}, {"model", arguments.model},
                                             {"algorithm", options.algorithms[i]}, {"bytes", size.bytes},
                                             {"count", size.count}, {"datatype", name_of(options.type)},
+                                            {"op", name_of(options.op)},
                                             {"placement", name_of(placement)},
                                             {"topology", arguments.topology}, {"segment_bytes", options.segment_bytes},
                                             {"gamma_seconds_per_byte", gamma}};
@@ -306,9 +314,12 @@ int run_workload_simulate(const SimulateArguments& arguments, TimeLimit& time_li
     plans.push_back(training::make_iteration_plan(workload, profile, mode, nranks, arguments.global_batch, bucket_bytes));
   check_output_option(arguments.sweep.json, arguments.sweep.force, "--json");
   const io::StandardOutputForData data_output(to_standard_output({{"--json", &arguments.sweep.json}}));
-  const double gamma = simulator::choose_gamma(topology, arguments.gamma_seconds_per_byte);
+  // The plan's collectives are float32 sums (training::gradient_type, gradient_op): priced with that pair's gamma.
+  simulator::TypeOpPricing pricing(topology, arguments.gamma_seconds_per_byte, print_warning);
+  const simulator::TypeOpPricing::Priced priced = pricing.at(training::gradient_type, training::gradient_op);
+  const double gamma = priced.gamma_seconds_per_byte;
   const std::int64_t segment_bytes = arguments.model == flow_level_name ? parse_segment_bytes(arguments.segment_bytes) : 0;
-  simulator::WorkloadPredictor predictor(topology, arguments.model, gamma, segment_bytes);
+  simulator::WorkloadPredictor predictor(priced.topology, arguments.model, gamma, segment_bytes);
 
   training::WorkloadRunDescription run;
   run.predicted = true;
@@ -366,9 +377,13 @@ CommandRunner add_simulate_command(CLI::App& app, const std::string& command_lin
       ->required();
   add_sweep_options(*command, arguments->sweep);
   command->add_option("--ranks", arguments->ranks, "Ranks; must equal the topology's endpoints (default: that count)");
+  command->add_option("-o,--op", arguments->op,
+                      "sum|prod|min|max|avg: the reduction priced, at the topology's gamma for -d/-o "
+                      "(gamma_by_type_op, else its float32/sum gamma with a warning)")
+      ->capture_default_str();
   command->add_option("--gamma", arguments->gamma_seconds_per_byte,
-                      fmt::format("Reduction cost, seconds per byte reduced (default: the topology file's "
-                                  "gamma_seconds_per_byte, else {:g})",
+                      fmt::format("Reduction cost, seconds per byte reduced, for every type and op (default: the "
+                                  "topology file's gamma for -d/-o, else {:g})",
                                   simulator::default_gamma_seconds_per_byte));
   command->add_option("--model", arguments->model, "flow-level or closed-form")->capture_default_str();
   command->add_option("--segment-bytes", arguments->segment_bytes,

@@ -64,6 +64,15 @@ void topology_seeds(const fs::path& folder) {
   document = ringlab::to_json(ringlab::make_preset_topology("host-shm:4,cores=2"));
   document["cpu_sharing"] = {{"cpu_of_rank", {0, 1, 0, 1}}, {"written_share", 0.5}, {"waiting_rank_cost", 0.3}};
   write_text(folder / "cpu-sharing.json", document.dump());
+  ringlab::Topology typed = ringlab::make_preset_topology("host-shm:2,cores=2");
+  typed.set_gamma_seconds_per_byte(1e-10);
+  typed.set_gamma_by_type_op({{"float32", "sum", 2e-11, 1e-10}, {"bfloat16", "max", 1.6e-10, 3e-10}});
+  std::ostringstream typed_text;
+  ringlab::write_topology_json(typed_text, typed);
+  write_text(folder / "gamma-by-type-op.json", typed_text.str());
+  document = ringlab::to_json(typed);
+  document["gamma_by_type_op"][1]["in_cache_seconds_per_byte"] = 0;
+  write_text(folder / "near-zero-type-op-gamma.json", document.dump());
   document = ringlab::to_json(ringlab::make_preset_topology("ring:3"));
   document["links"][1]["b"] = 7;
   write_text(folder / "near-missing-node.json", document.dump());

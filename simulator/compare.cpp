@@ -63,9 +63,26 @@ std::string string_member(const nlohmann::json& object, const char* key, const s
 
 nlohmann::json parse_file(const std::string& path) { return io::read_json_input(path, "bench report"); }
 
-MeasuredRow row_from_json(const nlohmann::json& row, const std::string& path, std::size_t index) {
+// object.key parsed by `parse` (parse_data_type, parse_reduce_op), its error naming the field.
+template <class Parse>
+auto parsed_member(const nlohmann::json& object, const char* key, const std::string& path, const std::string& where,
+                   Parse parse) {
+  try {
+    return parse(string_member(object, key, path, where));
+  } catch (const std::invalid_argument& error) {
+    fail(path, fmt::format("{}.{}: {}", where, key, error.what()));
+  }
+}
+
+// A row's type and redop, when it has them, else the report's.
+MeasuredRow row_from_json(const nlohmann::json& row, const std::string& path, std::size_t index,
+                          const MeasuredReport& report) {
   const std::string where = fmt::format("results[{}]", index);
   MeasuredRow measured;
+  measured.type = row.is_object() && row.contains("type") ? parsed_member(row, "type", path, where, parse_data_type)
+                                                          : report.type;
+  measured.op = row.is_object() && row.contains("redop") ? parsed_member(row, "redop", path, where, parse_reduce_op)
+                                                         : report.op;
   // Escaped here, since compare prints it; a name with control characters matches no algorithm.
   measured.algorithm = io::printable(string_member(row, "algorithm", path, where));
   measured.size_bytes = integer_member(row, "size_bytes", path, where, 0, max_bytes);
@@ -122,18 +139,15 @@ MeasuredReport measured_report_from_json(const nlohmann::json& document, const s
   MeasuredReport report;
   report.path = path;
   report.nranks = static_cast<int>(integer_member(config, "nranks", path, "config", 1, max_ranks));
-  // A -d all / -o all report holds each (algorithm, size, placement) once per type and op; the
-  // models price one type, and compare's rows are keyed without the op: refuse, saying what to do.
+  // A -d all / -o all report holds each (algorithm, size, placement) once per type and op; each
+  // row is priced with its own, but the summary is per (algorithm, N): refuse, saying what to do.
   for (const char* key : {"datatype", "op"})
     if (config.contains(key) && config.at(key) == "all")
       fail(path, fmt::format("config.{} is \"all\" (ringlab bench {} all): compare takes a report of one type and one "
                              "op; measure again with one -d TYPE and one -o OP",
                              key, std::string_view(key) == "datatype" ? "-d" : "-o"));
-  try {
-    report.type = parse_data_type(string_member(config, "datatype", path, "config"));
-  } catch (const std::invalid_argument& error) {
-    fail(path, fmt::format("config.datatype: {}", error.what()));
-  }
+  report.type = parsed_member(config, "datatype", path, "config", parse_data_type);
+  if (config.contains("op")) report.op = parsed_member(config, "op", path, "config", parse_reduce_op);
   if (config.contains("segment_bytes")) {
     report.segment_bytes = integer_member(config, "segment_bytes", path, "config", 0, max_bytes);
     if (report.segment_bytes > 0 && report.segment_bytes < min_segment_bytes)
@@ -151,7 +165,7 @@ MeasuredReport measured_report_from_json(const nlohmann::json& document, const s
   }
   const nlohmann::json& results = member(document, "results", path, "(top level)");
   if (!results.is_array()) fail(path, "results: expected an array of rows");
-  for (std::size_t i = 0; i < results.size(); ++i) report.rows.push_back(row_from_json(results[i], path, i));
+  for (std::size_t i = 0; i < results.size(); ++i) report.rows.push_back(row_from_json(results[i], path, i, report));
   return report;
 }
 
@@ -172,10 +186,10 @@ Comparison compare_reports(const std::vector<MeasuredReport>& reports, const std
       const auto key = std::make_pair(row.algorithm, report.nranks);
       if (!schedules.contains(key))
         schedules.emplace(key, make_schedule(row.algorithm, Collective::allreduce, report.nranks));
-      ComparedRow compared{report.path, report.nranks, report.type, row, {}, {}};
+      ComparedRow compared{report.path, report.nranks, row, {}, {}};
       for (const Predictor& predictor : predictors) {
         const double predicted = finite_prediction(
-            predictor.seconds(schedules.at(key), row.count, report.type, report.segment_bytes, row.placement),
+            predictor.seconds(schedules.at(key), row.count, row.type, row.op, report.segment_bytes, row.placement),
             fmt::format("{} ({} model) at {} B, {} of '{}'", row.algorithm, predictor.name, row.size_bytes,
                         name_of(row.placement), io::printable(report.path)));
         compared.predicted_seconds.push_back(predicted);
@@ -213,7 +227,8 @@ nlohmann::json compare_to_json(const Comparison& comparison, std::int64_t min_by
     rows.push_back({{"report", row.report},
                     {"algorithm", row.measured.algorithm},
                     {"nranks", row.nranks},
-                    {"type", name_of(row.type)},
+                    {"type", name_of(row.measured.type)},
+                    {"op", name_of(row.measured.op)},
                     {"size_bytes", row.measured.size_bytes},
                     {"count", row.measured.count},
                     {"placement", name_of(row.measured.placement)},

@@ -1,11 +1,11 @@
 // `ringlab compare`: measured bench reports (ringlab.bench/1, kind measured) against model
 // predictions (docs/compare.md). Steps:
-//   1. read each report: config (nranks, datatype, algorithms) and rows (algorithm, size, count,
-//      placement, time_us.p50 = the median call);
+//   1. read each report: config (nranks, datatype, op, algorithms) and rows (algorithm, size, count,
+//      type, redop, placement, time_us.p50 = the median call);
 //   2. for every row of an algorithm with a schedule, build the schedule the bench ran
 //      (make_schedule(algorithm, allreduce, N), default options) once per (algorithm, N), and ask
-//      every Predictor for the time of that schedule on the row's count, type and placement and
-//      the report's segment size;
+//      every Predictor for the time of that schedule on the row's count, type, op and placement
+//      and the report's segment size (the op sets the reduction's gamma: type_op_gamma.hpp);
 //   3. relative error = (predicted - measured) / measured per row and model;
 //   4. per (algorithm, N, model): median and p90 (nearest rank) of |error| over the rows with
 //      size >= min_bytes, both placements counted.
@@ -30,12 +30,15 @@ struct MeasuredRow {
   std::int64_t count = 0;
   Placement placement = Placement::out_of_place;
   double measured_seconds = 0;  // time_us.p50
+  DataType type = DataType::float32;  // the row's type, else config.datatype
+  ReduceOp op = ReduceOp::sum;        // the row's redop, else config.op (sum when neither says)
 };
 
 struct MeasuredReport {
   std::string path;
   int nranks = 0;
-  DataType type = DataType::float32;
+  DataType type = DataType::float32;  // config.datatype
+  ReduceOp op = ReduceOp::sum;        // config.op
   std::int64_t segment_bytes = std::int64_t{1} << 20;  // config.segment_bytes (the bench's default when absent)
   std::vector<std::string> rank_cpus;  // config.rank_cpus: each rank's CPUs (empty when not recorded)
   std::vector<MeasuredRow> rows;
@@ -53,9 +56,9 @@ MeasuredReport measured_report_from_json(const nlohmann::json& document, const s
 
 struct Predictor {
   std::string name;  // e.g. "closed-form"
-  // The time of one call; segment_bytes is the segment size the bench ran with, placement the
-  // row's column.
-  std::function<double(const Schedule&, std::int64_t count, DataType type, std::int64_t segment_bytes,
+  // The time of one call; type and op are the row's, segment_bytes is the segment size the bench
+  // ran with, placement the row's column.
+  std::function<double(const Schedule&, std::int64_t count, DataType type, ReduceOp op, std::int64_t segment_bytes,
                        Placement placement)>
       seconds;
 };
@@ -63,8 +66,7 @@ struct Predictor {
 struct ComparedRow {
   std::string report;
   int nranks = 0;
-  DataType type = DataType::float32;
-  MeasuredRow measured;
+  MeasuredRow measured;  // with its type and op
   std::vector<double> predicted_seconds;  // per predictor
   std::vector<double> relative_error;     // per predictor
 };

@@ -49,8 +49,8 @@ double WorkloadPredictor::collective_seconds(const std::string& algorithm, Colle
   auto schedule = schedules_.find(schedule_key);
   if (schedule == schedules_.end())
     schedule = schedules_.emplace(schedule_key, make_schedule(algorithm, collective, nranks, AlgorithmOptions{})).first;
-  const double seconds = flow_level_ ? flow_model_->predict(schedule->second, count, DataType::float32).prediction.seconds
-                                     : closed_form_->predict(schedule->second, count, DataType::float32).seconds;
+  const double seconds = flow_level_ ? flow_model_->predict(schedule->second, count, training::gradient_type).prediction.seconds
+                                     : closed_form_->predict(schedule->second, count, training::gradient_type).seconds;
   prices_.emplace(price_key, seconds);
   return seconds;
 }

@@ -3,7 +3,8 @@
 // Steps:
 //   1. each compute phase costs its profile time;
 //   2. each collective phase costs one call of the algorithm's schedule on `count` float32
-//      elements, priced by the flow-level or the closed-form model on ranks 0..N-1 of the topology
+//      elements (training::gradient_type), priced by the flow-level or the closed-form model on
+//      ranks 0..N-1 of the topology with the gamma given, float32/sum's (type_op_gamma.hpp)
 //      (calls of the same collective and count are priced once);
 //   3. the phases run one after another, as the executor's blocking collectives run them: the
 //      iteration is the sum. Every rank runs the same plan (the head is priced at its largest

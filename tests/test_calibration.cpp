@@ -538,7 +538,7 @@ TEST(CompareReports, ErrorsAndTheirStatistics) {
                            1e-3 * (1 << i)});
   report.rows.push_back({"ring", 1024, 256, simulator::Placement::in_place, 1e-3});  // below min_bytes: not summarised
   report.rows.push_back({"mpi-native", 65536, 16384, simulator::Placement::in_place, 1e-3});
-  const simulator::Predictor constant{"constant", [](const Schedule&, std::int64_t, DataType, std::int64_t, simulator::Placement) { return 1.1e-3; }};
+  const simulator::Predictor constant{"constant", [](const Schedule&, std::int64_t, DataType, ReduceOp, std::int64_t, simulator::Placement) { return 1.1e-3; }};
   const simulator::Comparison comparison = simulator::compare_reports({report}, {constant}, 65536);
   ASSERT_EQ(comparison.rows.size(), 5u);
   EXPECT_NEAR(comparison.rows[0].relative_error[0], 0.1, 1e-12);
@@ -561,8 +561,8 @@ TEST(CompareReports, ErrorsAndTheirStatistics) {
 TEST(CompareReports, ClosedFormPredictorPricesTheScheduleTheBenchRan) {
   const Topology topology = make_preset_topology("switch:4,bw=1e9,lat=1e-6");
   simulator::ClosedFormModel model(topology, 0);
-  const simulator::Predictor closed_form{"closed-form", [&](const Schedule& schedule, std::int64_t count, DataType type, std::int64_t,
-                                                                        simulator::Placement) {
+  const simulator::Predictor closed_form{"closed-form", [&](const Schedule& schedule, std::int64_t count, DataType type, ReduceOp,
+                                                                        std::int64_t, simulator::Placement) {
                                            return model.predict(schedule, count, type).seconds;
                                          }};
   simulator::MeasuredReport report;
@@ -576,7 +576,7 @@ TEST(CompareReports, ClosedFormPredictorPricesTheScheduleTheBenchRan) {
 
 TEST(CompareReports, PassesTheReportsSegmentSizeToThePredictors) {
   std::vector<std::int64_t> seen;
-  const simulator::Predictor recording{"recording", [&](const Schedule&, std::int64_t, DataType, std::int64_t segment,
+  const simulator::Predictor recording{"recording", [&](const Schedule&, std::int64_t, DataType, ReduceOp, std::int64_t segment,
                                                               simulator::Placement) {
                                          seen.push_back(segment);
                                          return 1.0;
@@ -593,7 +593,7 @@ TEST(CompareReports, PassesTheReportsSegmentSizeToThePredictors) {
 
 TEST(CompareReports, PassesEachRowsPlacementToThePredictors) {
   std::vector<simulator::Placement> seen;
-  const simulator::Predictor recording{"recording", [&](const Schedule&, std::int64_t, DataType, std::int64_t,
+  const simulator::Predictor recording{"recording", [&](const Schedule&, std::int64_t, DataType, ReduceOp, std::int64_t,
                                                        simulator::Placement placement) {
                                          seen.push_back(placement);
                                          return 1.0;

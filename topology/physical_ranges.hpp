@@ -17,6 +17,9 @@ inline constexpr io::NumberRange capacity = bandwidth;
 inline constexpr io::NumberRange latency{0, 10, "s"};
 // Reducing a byte: 0 to 1 ms (1 kB/s).
 inline constexpr io::NumberRange gamma_seconds_per_byte{0, 1e-3, "s/B"};
+// One (type, op)'s measured reduction cost (gamma_by_type_op): as gamma, but > 0, since the
+// others are priced relative to the float32/sum row's.
+inline constexpr io::NumberRange type_op_gamma_seconds_per_byte{0, 1e-3, "s/B", true};
 // Copying a byte over reducing one.
 inline constexpr io::NumberRange copy_cost_ratio{0, 100, ""};
 // A factor on each link's own bandwidth (footprint_curves.link_bandwidth_factor).

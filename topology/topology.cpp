@@ -5,8 +5,11 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <set>
 #include <stdexcept>
+#include <string>
 #include <tuple>
+#include <utility>
 
 namespace ringlab {
 
@@ -174,6 +177,24 @@ void Topology::set_footprint_curves(FootprintCurves curves) {
     if (!capacity) throw std::invalid_argument("a switch_capacity curve needs a switch with a capacity; there is none");
   }
   footprint_curves_ = std::move(curves);
+}
+
+void Topology::set_gamma_by_type_op(std::vector<TypeOpGamma> table) {
+  std::set<std::pair<std::string, std::string>> pairs;
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    const TypeOpGamma& row = table[i];
+    if (row.type.empty() || row.op.empty())
+      throw std::invalid_argument(fmt::format(
+          "gamma_by_type_op[{}] has an empty type or op; give both as ringlab names them (e.g. \"bfloat16\", \"max\")", i));
+    for (const double cost : {row.in_cache_seconds_per_byte, row.out_of_cache_seconds_per_byte})
+      if (!std::isfinite(cost) || cost <= 0)
+        throw std::invalid_argument(fmt::format(
+            "gamma_by_type_op[{}] ({}/{}): {} is not a positive finite number of seconds per byte", i, row.type, row.op, cost));
+    if (!pairs.emplace(row.type, row.op).second)
+      throw std::invalid_argument(
+          fmt::format("gamma_by_type_op[{}] repeats {}/{}; give each (type, op) once", i, row.type, row.op));
+  }
+  gamma_by_type_op_ = std::move(table);
 }
 
 void Topology::set_cpu_sharing(CpuSharing sharing) {

@@ -53,6 +53,20 @@ struct CpuSharing {
   friend bool operator==(const CpuSharing&, const CpuSharing&) = default;
 };
 
+// One (type, op)'s reduction cost, as ringlab calibrate measures it for every DataType x
+// ReduceOp (collectives/datatype.hpp): seconds per byte reduced with operands in the cache and
+// out of it, written like gamma (for `written_share` of a core). type and op are the names
+// ringlab spells them ("bfloat16", "max"); this library does not interpret them (it depends on
+// nothing else in the project): simulator/type_op_gamma.hpp does, and prices every pair relative
+// to the float32/sum row (docs/topology-format.md, "Gamma by type and op").
+struct TypeOpGamma {
+  std::string type;
+  std::string op;
+  double in_cache_seconds_per_byte = 0;      // > 0
+  double out_of_cache_seconds_per_byte = 0;  // > 0
+  friend bool operator==(const TypeOpGamma&, const TypeOpGamma&) = default;
+};
+
 struct DirectedLink {
   NodeId from = 0;
   NodeId to = 0;
@@ -99,6 +113,10 @@ class Topology {
   // the limited switches do not all have one capacity (or there is none), or both link curves
   // are given. Call after the links.
   void set_footprint_curves(FootprintCurves curves);
+  // The reduction cost of each (type, op) measured. Throws std::invalid_argument naming the row
+  // ("gamma_by_type_op[i]") for an empty type or op, a pair given twice, or a cost that is not
+  // positive and finite.
+  void set_gamma_by_type_op(std::vector<TypeOpGamma> table);
   // Throws std::invalid_argument naming the field when cpu_of_rank does not have one CPU (>= 0)
   // per endpoint, or a share or cost is out of range. Call after the endpoints.
   void set_cpu_sharing(CpuSharing sharing);
@@ -114,6 +132,7 @@ class Topology {
   std::optional<double> copy_cost_ratio() const { return copy_cost_ratio_; }
   std::optional<std::int64_t> receive_fragment_bytes() const { return receive_fragment_bytes_; }
   const FootprintCurves& footprint_curves() const { return footprint_curves_; }
+  const std::vector<TypeOpGamma>& gamma_by_type_op() const { return gamma_by_type_op_; }
   const std::optional<CpuSharing>& cpu_sharing() const { return cpu_sharing_; }
   int num_nodes() const { return static_cast<int>(nodes_.size()); }
   int num_endpoints() const { return static_cast<int>(endpoints_.size()); }
@@ -141,6 +160,7 @@ class Topology {
   std::optional<double> copy_cost_ratio_;
   std::optional<std::int64_t> receive_fragment_bytes_;
   FootprintCurves footprint_curves_;
+  std::vector<TypeOpGamma> gamma_by_type_op_;  // empty: not measured
   std::optional<CpuSharing> cpu_sharing_;
   std::vector<Node> nodes_;
   std::vector<NodeId> endpoints_;

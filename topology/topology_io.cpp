@@ -8,9 +8,11 @@
 #include <initializer_list>
 #include <optional>
 #include <ostream>
+#include <string>
 #include <string_view>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
+#include <vector>
 
 #include "checked_number.hpp"
 #include "json_input.hpp"
@@ -202,6 +204,35 @@ CpuSharing cpu_sharing_from_json(const nlohmann::json& value) {
   return sharing;
 }
 
+// row.<key>: a type or op name, e.g. "bfloat16" or "max" (`example`).
+std::string name_in_row(const nlohmann::json& row, const char* key, const std::string& where, const char* example) {
+  const nlohmann::json& value = field(row, key, where);
+  if (!value.is_string() || value.get<std::string>().empty())
+    fail(fmt::format("{}.{}", where, key),
+         fmt::format("is {}; expected a name as ringlab spells it, e.g. \"{}\"", io::printable(value.dump()), example));
+  return io::printable(value.get<std::string>());  // printed in warnings
+}
+
+// The gamma_by_type_op array's shape and numbers; Topology::set_gamma_by_type_op refuses a
+// repeated pair.
+std::vector<TypeOpGamma> type_op_gammas_from_json(const nlohmann::json& value) {
+  if (!value.is_array() || value.empty())
+    fail("gamma_by_type_op", "expected a non-empty array of {\"type\", \"op\", \"in_cache_seconds_per_byte\", "
+                             "\"out_of_cache_seconds_per_byte\"} objects");
+  std::vector<TypeOpGamma> table;
+  for (std::size_t i = 0; i < value.size(); ++i) {
+    const std::string where = fmt::format("gamma_by_type_op[{}]", i);
+    require_object(value[i], where, {"type", "op", "in_cache_seconds_per_byte", "out_of_cache_seconds_per_byte"});
+    const auto cost = [&](const char* key) {
+      return ranged_number(field(value[i], key, where), fmt::format("{}.{}", where, key),
+                           ranges::type_op_gamma_seconds_per_byte);
+    };
+    table.push_back({name_in_row(value[i], "type", where, "bfloat16"), name_in_row(value[i], "op", where, "max"),
+                     cost("in_cache_seconds_per_byte"), cost("out_of_cache_seconds_per_byte")});
+  }
+  return table;
+}
+
 // An optional top-level number within `range`.
 std::optional<double> optional_number(const nlohmann::json& document, const char* field, const io::NumberRange& range) {
   if (!document.contains(field)) return std::nullopt;
@@ -241,6 +272,15 @@ nlohmann::json to_json(const Topology& topology) {
   if (topology.copy_cost_ratio()) document["copy_cost_ratio"] = *topology.copy_cost_ratio();
   if (topology.receive_fragment_bytes()) document["receive_fragment_bytes"] = *topology.receive_fragment_bytes();
   if (!topology.footprint_curves().empty()) document["footprint_curves"] = curves_to_json(topology.footprint_curves());
+  if (!topology.gamma_by_type_op().empty()) {
+    nlohmann::json table = nlohmann::json::array();
+    for (const TypeOpGamma& row : topology.gamma_by_type_op())
+      table.push_back({{"type", row.type},
+                       {"op", row.op},
+                       {"in_cache_seconds_per_byte", row.in_cache_seconds_per_byte},
+                       {"out_of_cache_seconds_per_byte", row.out_of_cache_seconds_per_byte}});
+    document["gamma_by_type_op"] = std::move(table);
+  }
   if (const std::optional<CpuSharing>& sharing = topology.cpu_sharing())
     document["cpu_sharing"] = {{"cpu_of_rank", sharing->cpu_of_rank},
                                {"written_share", sharing->written_share},
@@ -269,11 +309,12 @@ void write_topology_json(std::ostream& out, const Topology& topology) {
     out << "\n },\n";
   }
   if (document.contains("cpu_sharing")) out << " \"cpu_sharing\": " << document.at("cpu_sharing").dump() << ",\n";
-  for (const char* list : {"nodes", "links"}) {
+  for (const char* list : {"gamma_by_type_op", "nodes", "links"}) {
+    if (!document.contains(list)) continue;
     out << " \"" << list << "\": [";
     const nlohmann::json& entries = document.at(list);
     for (std::size_t i = 0; i < entries.size(); ++i) out << (i == 0 ? "\n  " : ",\n  ") << entries[i].dump();
-    out << (entries.empty() ? "]" : "\n ]") << (list == std::string_view("nodes") ? ",\n" : "\n");
+    out << (entries.empty() ? "]" : "\n ]") << (list == std::string_view("links") ? "\n" : ",\n");
   }
   out << "}\n";
 }
@@ -281,7 +322,7 @@ void write_topology_json(std::ostream& out, const Topology& topology) {
 Topology topology_from_json(const nlohmann::json& document) {
   require_object(document, "(top level)",
                  {"schema", "name", "endpoints_forward", "gamma_seconds_per_byte", "copy_cost_ratio", "receive_fragment_bytes",
-                  "footprint_curves", "cpu_sharing", "nodes", "links", "calibration"});
+                  "footprint_curves", "cpu_sharing", "gamma_by_type_op", "nodes", "links", "calibration"});
   const nlohmann::json& schema = field(document, "schema", "(top level)");
   if (schema != topology_schema)
     fail("schema", fmt::format("is {}; this build reads \"{}\"", schema.dump(), topology_schema));
@@ -331,6 +372,14 @@ Topology topology_from_json(const nlohmann::json& document) {
       topology.set_footprint_curves(std::move(curves));
     } catch (const std::invalid_argument& error) {
       fail("footprint_curves", error.what());
+    }
+  }
+  if (document.contains("gamma_by_type_op")) {
+    std::vector<TypeOpGamma> table = type_op_gammas_from_json(document.at("gamma_by_type_op"));
+    try {
+      topology.set_gamma_by_type_op(std::move(table));
+    } catch (const std::invalid_argument& error) {  // its message names the row
+      throw std::invalid_argument(fmt::format("topology JSON: {}", error.what()));
     }
   }
   if (document.contains("cpu_sharing")) {

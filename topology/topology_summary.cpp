@@ -50,6 +50,23 @@ void print_footprint_curves(std::ostream& out, const FootprintCurves& curves) {
   print_curve("copy cost ratio", curves.copy_cost_ratio, [](double value) { return fmt::format("{:.3g} x gamma", value); });
 }
 
+// One line per type: each op's gamma in cache / out of cache.
+void print_type_op_gammas(std::ostream& out, const std::vector<TypeOpGamma>& table) {
+  if (table.empty()) return;
+  fmt::print(out, "gamma by type and op, s/B in cache / out of cache (reductions of each pair are priced relative to "
+                  "float32/sum's):\n");
+  std::vector<std::string> types;  // in the table's order
+  for (const TypeOpGamma& row : table)
+    if (std::find(types.begin(), types.end(), row.type) == types.end()) types.push_back(row.type);
+  for (const std::string& type : types) {
+    std::vector<std::string> ops;
+    for (const TypeOpGamma& row : table)
+      if (row.type == type)
+        ops.push_back(fmt::format("{} {:.3g} / {:.3g}", row.op, row.in_cache_seconds_per_byte, row.out_of_cache_seconds_per_byte));
+    fmt::print(out, "  {}: {}\n", type, fmt::join(ops, ", "));
+  }
+}
+
 }  // namespace
 
 void print_topology_summary(std::ostream& out, const Topology& topology, RouteListing listing) {
@@ -68,6 +85,7 @@ void print_topology_summary(std::ostream& out, const Topology& topology, RouteLi
       fmt::print(out, "switch {} carries at most {} in all\n", topology.node(id).name,
                  bandwidth_text(topology.node(id).capacity));
   print_footprint_curves(out, topology.footprint_curves());
+  print_type_op_gammas(out, topology.gamma_by_type_op());
   if (const std::optional<CpuSharing>& sharing = topology.cpu_sharing()) {
     std::map<int, std::vector<int>> ranks_of_cpu;
     for (std::size_t rank = 0; rank < sharing->cpu_of_rank.size(); ++rank)

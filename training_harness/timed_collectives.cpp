@@ -5,6 +5,8 @@
 #include <chrono>
 #include <stdexcept>
 
+#include "workload_plan.hpp"
+
 namespace ringlab::training {
 
 namespace {
@@ -51,8 +53,8 @@ void TimedCollectives::run(PreparedCollective& collective, CollectiveTotals& tot
   totals.bytes += static_cast<std::int64_t>(data.size_bytes());
   if (comm_.size() == 1) return;
   const auto start = std::chrono::steady_clock::now();
-  collective.run(comm_, data.data(), data.data(), static_cast<std::int64_t>(data.size()), DataType::float32,
-                 ReduceOp::sum, options_);
+  collective.run(comm_, data.data(), data.data(), static_cast<std::int64_t>(data.size()), gradient_type, gradient_op,
+                 options_);
   totals.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 

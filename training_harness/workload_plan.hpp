@@ -22,10 +22,16 @@
 #include <string>
 #include <vector>
 
+#include "datatype.hpp"
 #include "workload.hpp"
 #include "workload_profile.hpp"
 
 namespace ringlab::training {
+
+// Every collective of a plan: float32 elements, summed (what replay's timed collectives run and
+// simulate --workload prices).
+inline constexpr DataType gradient_type = DataType::float32;
+inline constexpr ReduceOp gradient_op = ReduceOp::sum;
 
 enum class ReplayMode { dp, hybrid };
 ReplayMode parse_replay_mode(const std::string& name);  // throws naming dp, hybrid
