@@ -5,6 +5,7 @@
 // DeviceReduceHalf checks the float16 and bfloat16 kernels' own conversions (the GPU's
 // instructions, device_reduce.cu's Fast) harder: every bit pattern, odd lengths and misaligned
 // pointers around their 8-lane packs, in place, and NaN operands of min and max.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include <cstdint>
 #include <cstring>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "device_memory.hpp"
@@ -129,6 +131,21 @@ bool is_finite_nonzero(HalfLayout layout, std::uint16_t bits) {
   return (bits & layout.exponent) != layout.exponent && (bits & 0x7fffU) != 0;
 }
 
+// "" when the buffers are equal, else how many elements of `element` bytes differ and the first
+// (gtest would print every byte of both buffers).
+std::string differences(const std::vector<std::byte>& actual, const std::vector<std::byte>& expected,
+                        std::size_t element) {
+  if (actual.size() != expected.size()) return "sizes differ";
+  std::size_t count = 0, first = 0;
+  for (std::size_t i = 0; i < actual.size(); i += element)
+    if (std::memcmp(actual.data() + i, expected.data() + i, element) != 0 && count++ == 0) first = i / element;
+  if (count == 0) return "";
+  std::uint64_t device = 0, host = 0;
+  std::memcpy(&device, actual.data() + first * element, element);
+  std::memcpy(&host, expected.data() + first * element, element);
+  return fmt::format("{} elements differ, the first at {}: device {:#x}, host {:#x}", count, first, device, host);
+}
+
 std::vector<std::byte> as_bytes(const std::vector<std::uint16_t>& elements) {
   std::vector<std::byte> bytes(elements.size() * 2);
   std::memcpy(bytes.data(), elements.data(), bytes.size());
@@ -212,8 +229,8 @@ TEST_P(DeviceReduceHalf, EveryBitPatternMatchesTheCpu) {
     for (ReduceOp op : {ReduceOp::sum, ReduceOp::prod, ReduceOp::min, ReduceOp::max}) {
       std::vector<std::byte> expected;
       const auto actual = reduce_both(device, type, op, count, offset, false, a, b, fill, expected);
-      EXPECT_EQ(actual, expected) << name_of(type) << " " << name_of(op) << " offsets " << offset.out << ","
-                                  << offset.a << "," << offset.b;
+      EXPECT_EQ(differences(actual, expected, 2), "") << name_of(type) << " " << name_of(op) << " offsets "
+                                                      << offset.out << "," << offset.a << "," << offset.b;
     }
   for (int divisor : {3, 7, 1000}) {
     std::vector<std::byte> expected = a;
@@ -221,7 +238,7 @@ TEST_P(DeviceReduceHalf, EveryBitPatternMatchesTheCpu) {
     upload(device.a, a);
     check_cuda(divide_on_device(device.a.bytes().data(), count, type, divisor, nullptr), {-1, 0}, "divide_on_device");
     check_cuda(cudaDeviceSynchronize(), {-1, 0}, "cudaDeviceSynchronize");
-    EXPECT_EQ(download(device.a, a.size()), expected) << name_of(type) << " divisor " << divisor;
+    EXPECT_EQ(differences(download(device.a, a.size()), expected, 2), "") << name_of(type) << " divisor " << divisor;
   }
 }
 
@@ -244,7 +261,7 @@ TEST_P(DeviceReduceHalf, OddLengthsAndMisalignedPointers) {
         for (const Offsets& offset : offsets) {
           std::vector<std::byte> expected;
           const auto actual = reduce_both(device, type, op, count, offset, in_place, a, b, fill, expected);
-          EXPECT_EQ(actual, expected) << name_of(type) << " " << name_of(op) << (in_place ? " in place" : "")
+          EXPECT_EQ(differences(actual, expected, 2), "") << name_of(type) << " " << name_of(op) << (in_place ? " in place" : "")
                                       << " count " << count << " offsets " << offset.out << "," << offset.a << ","
                                       << offset.b;
         }
@@ -293,7 +310,8 @@ TEST_P(DeviceReduceHalf, NanOperandsOfMinAndMaxKeepTheReferenceBits) {
       check_cuda(cudaDeviceSynchronize(), {-1, 0}, "cudaDeviceSynchronize");
       std::vector<std::uint16_t> actual(n);
       check_cuda(cudaMemcpy(actual.data(), device.out.bytes().data(), n * 2, cudaMemcpyDeviceToHost), {-1, 0}, "copy");
-      EXPECT_EQ(actual, expected) << name_of(type) << " " << name_of(op) << " a offset " << a_offset;
+      EXPECT_EQ(differences(as_bytes(actual), as_bytes(expected), 2), "")
+          << name_of(type) << " " << name_of(op) << " a offset " << a_offset;
     }
 }
 
