@@ -5,8 +5,11 @@
 #      otherwise configure and build it (-DRINGLAB_ENABLE_MPI=OFF, CUDA on, NCCL found through
 #      RINGLAB_NCCL_ROOT or the nvidia.nccl pip wheel);
 #   2. the GPU tests (those of ctest -L gpu, largest count 2^16 + 3): device kernels and
-#      cuda-peer, bit for bit;
-#   3. ringlab_device_bench: the float32 sum kernel on 1 GiB against a device-to-device copy;
+#      cuda-peer, bit for bit (the float16 and bfloat16 kernels also on every bit pattern);
+#   3. ringlab_device_bench on 1 GiB buffers: the reduce kernels of float32 sum, float16 sum and
+#      min, bfloat16 sum and min, each out of place and in place, against a device-to-device
+#      copy in bytes moved per second, each judged against the goal >= 0.85x the copy (a
+#      "# goal:" line counts the rows that meet it; a miss is a finding, not a failed step);
 #   4. ringlab bench --backend cuda-peer for every algorithm at N = 2, 4, 8 virtual ranks on GPU 0,
 #      8 B .. 256 MiB, JSON reports in OUTDIR (validated when python3 has jsonschema);
 #   5. the training harness's GPU compute: its tests (every cuDNN/cuBLAS op against the CPU, a tiny
@@ -125,7 +128,9 @@ step gpu-tests 150 env RINGLAB_TEST_LARGE_COUNT=65539 "$build/tests/ringlab_cuda
 grep -E "^\[  (PASSED|FAILED|SKIPPED) +\] [0-9]+ test" "$out/gpu-tests.log" | tee -a "$summary"
 if grep -q "no CUDA device" "$out/gpu-tests.log"; then log "gpu-tests: SKIPPED, no CUDA device is visible"; status=1; fi
 fi
-step device-reduce 40 "$build/bench/ringlab_device_bench" --bytes $((1 << 30)) --repetitions 10 --json "$out/device-reduce.json"
+# 1 GiB x (1 copy + 10 kernels) x 11 runs: about 1 s on an H200 (float32 sum alone took under 1 s).
+step device-reduce 40 "$build/bench/ringlab_device_bench" --bytes $((1 << 30)) --repetitions 10 \
+  --kernels float32:sum,float16:sum,float16:min,bfloat16:sum,bfloat16:min --goal 0.85 --json "$out/device-reduce.json"
 cat "$out/device-reduce.log" >>"$summary"
 for n in 2 4 8; do
   step "cuda-peer-n$n" 50 "$build/cli/ringlab" bench --backend cuda-peer --ranks "$n" --ranks-per-gpu "$n" -b 8 -e 256M -f 2 \
