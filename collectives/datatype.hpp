@@ -77,7 +77,8 @@ RINGLAB_HOST_DEVICE inline float16 to_float16(float value) {
   std::memcpy(&wide, &value, sizeof wide);
   const auto sign = static_cast<std::uint16_t>((wide >> 16) & 0x8000U);
   const std::uint32_t magnitude = wide & 0x7fffffffU;
-  if (magnitude > 0x7f800000U) return float16{static_cast<std::uint16_t>(sign | 0x7e00U)};  // NaN
+  // NaN: quiet, with the payload's upper 9 bits, as x86's F16C and Arm's conversions keep them.
+  if (magnitude > 0x7f800000U) return float16{static_cast<std::uint16_t>(sign | 0x7e00U | ((magnitude >> 13) & 0x1ffU))};
   if (magnitude >= 0x477ff000U) return float16{static_cast<std::uint16_t>(sign | 0x7c00U)};  // overflow -> inf
   if (magnitude < 0x38800000U) {
     // Result is subnormal or zero: scale into the subnormal grid with round-to-nearest-even.

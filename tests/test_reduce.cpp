@@ -64,6 +64,11 @@ TEST(Float16, NanStaysNan) {
   EXPECT_TRUE(is_float16_nan(to_float16(std::numeric_limits<float>::quiet_NaN()).bits));
   EXPECT_TRUE(is_float16_nan(to_float16(-std::numeric_limits<float>::quiet_NaN()).bits));
   EXPECT_TRUE(is_float16_nan(to_float16(float_from_bits(0x7f800001U)).bits));  // signalling NaN
+  // Quiet, with the payload's upper 9 bits (as F16C and Arm's conversions write it).
+  EXPECT_EQ(to_float16(float_from_bits(0x7f800001U)).bits, 0x7e00U);
+  EXPECT_EQ(to_float16(float_from_bits(0xffa46000U)).bits, 0xfe00U | (0x246000U >> 13));
+  EXPECT_EQ(to_float16(float_from_bits(0x7fffffffU)).bits, 0x7fffU);
+  EXPECT_EQ(to_float16(to_float(float16{0x7c01U})).bits, 0x7e01U);  // a signalling float16 NaN comes back quiet
 }
 
 // Between every pair of adjacent finite positive float16 values: the exact midpoint rounds to the

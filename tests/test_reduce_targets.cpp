@@ -12,6 +12,7 @@
 #include <random>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "datatype.hpp"
@@ -159,22 +160,31 @@ TEST(ReduceTargetsDivide, EveryTargetMatchesTheReferenceBitForBit) {
   }
 }
 
-// Every 16-bit pattern plus -0 gives the pattern back (a NaN as the reference makes it quiet), so
-// widening and narrowing are exact on every target; and every pattern's halves and thirds round as
-// the reference rounds. For float16 and bfloat16, NaN included, bit for bit.
+// Every 16-bit pattern + -0, max'ed with -inf and min'ed with +inf gives the pattern back (a NaN as
+// the reference makes it quiet), so widening and narrowing are exact on every target; and every
+// pattern's halves and thirds round as the reference rounds. float16 and bfloat16, NaN included,
+// bit for bit.
 void expect_every_pattern_as_reference(DataType type) {
-  std::vector<std::uint16_t> patterns(65536), negative_zeros(65536, 0x8000U);
+  const bool half = type == DataType::float16;
+  const std::uint16_t minus_zero = 0x8000U, minus_inf = half ? 0xfc00U : 0xff80U, plus_inf = half ? 0x7c00U : 0x7f80U;
+  std::vector<std::uint16_t> patterns(65536);
   for (std::uint32_t b = 0; b < 65536; ++b) patterns[b] = static_cast<std::uint16_t>(b);
+  const std::pair<ReduceOp, std::uint16_t> neutral[] = {
+      {ReduceOp::sum, minus_zero}, {ReduceOp::max, minus_inf}, {ReduceOp::min, plus_inf}};
   for (const ReduceKernelTarget& target : reduce_kernel_targets()) {
     const ForcedReduceTarget forced(target);
-    for (const int divisor : {1, 2, 3}) {
-      std::vector<std::uint16_t> got = patterns, want = patterns;
-      reduce_into(got.data(), negative_zeros.data(), got.size(), type, ReduceOp::sum);
-      reference::reduce_into(want.data(), negative_zeros.data(), want.size(), type, ReduceOp::sum);
-      divide_elements(got.data(), got.size(), type, divisor);
-      reference::divide_elements(want.data(), want.size(), type, divisor);
-      for (std::size_t i = 0; i < got.size(); ++i)
-        ASSERT_EQ(got[i], want[i]) << target.name << " divisor " << divisor << " pattern 0x" << std::hex << i;
+    for (const auto& [op, value] : neutral) {
+      const std::vector<std::uint16_t> other(patterns.size(), value);
+      for (const int divisor : {1, 2, 3}) {
+        std::vector<std::uint16_t> got = patterns, want = patterns;
+        reduce_into(got.data(), other.data(), got.size(), type, op);
+        reference::reduce_into(want.data(), other.data(), want.size(), type, op);
+        divide_elements(got.data(), got.size(), type, divisor);
+        reference::divide_elements(want.data(), want.size(), type, divisor);
+        for (std::size_t i = 0; i < got.size(); ++i)
+          ASSERT_EQ(got[i], want[i]) << target.name << " " << name_of(op) << " divisor " << divisor << " pattern 0x"
+                                     << std::hex << i;
+      }
     }
   }
 }
