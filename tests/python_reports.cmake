@@ -56,6 +56,14 @@ if(SYSTEM_PYTHON3)
   set_tests_properties(plotting.type_op_accuracy PROPERTIES TIMEOUT 120
                        PASS_REGULAR_EXPRESSION "float32 \\| 2 \\| ring \\| flow-level \\| 12 \\| 48.4 % .*float32 \\| 4 \\| ring .*wrote .*type_op_accuracy.svg"
                        FAIL_REGULAR_EXPRESSION "exit [0-9]+, want 3")
+  # reduce_kernel_goals.py on the committed kernel run: the ratios of that run, exit 3 (goals missed there).
+  add_test(NAME plotting.reduce_kernel_goals
+           COMMAND bash -c "out=$(\"$0\" \"$1\" \"$2\"); rc=$?; echo \"$out\"; [[ $rc == 3 ]] || { echo \"exit $rc, want 3\"; exit 1; }"
+                   ${SYSTEM_PYTHON3} ${PROJECT_SOURCE_DIR}/plotting/reduce_kernel_goals.py
+                   ${committed}/micro/2026-12-06-reduce-kernels/micro.json)
+  set_tests_properties(plotting.reduce_kernel_goals PROPERTIES TIMEOUT 60
+                       PASS_REGULAR_EXPRESSION "Kernels on AVX3.*\\| float64 \\| max \\| 30.6 \\| 1.36 \\| \\*\\*0.82\\*\\* .*\\| bfloat16 \\| sum \\| 32.2 \\| 1.43 \\|  \\| 0.96 \\| 4.2x \\|"
+                       FAIL_REGULAR_EXPRESSION "exit [0-9]+, want 3")
   # goal_tables.py reads through ringlab_reports too: a wrong kind is refused with both named.
   add_test(NAME plotting.goal_tables_refuses_train_report
            COMMAND ${expect_failure} "dp-n4-run1.json: not a measured ringlab.bench/1 report .it is a ringlab.train/1 report"
