@@ -46,6 +46,24 @@ if(SYSTEM_PYTHON3)
                    ${committed}/replay/2026-12-03/replay-vgg16-miniimagenet-n4-run1.json --out ${python_plots}/replay)
   set_tests_properties(plotting.committed_compare_plot plotting.committed_train_plot plotting.committed_replay_plot
                        PROPERTIES TIMEOUT 120 PASS_REGULAR_EXPRESSION "wrote .*\\.svg")
+  # A report of every type and op (bench -d all -o all, threads, tiny) is plotted per (type, op):
+  # 30 sets of busbw, latency and speed-up figures named after their pair, none mixing them.
+  set(type_op_report ${python_plots}/all-types-n2.json)
+  add_test(NAME plotting.type_op_report
+           COMMAND ringlab bench --backend threads --ranks 2 -b 8 -e 64 -f 8 -n 2 -w 0 --algo ring,interval_paired
+                   -d all -o all --json ${type_op_report} --force)
+  set_tests_properties(plotting.type_op_report PROPERTIES TIMEOUT 60 FIXTURES_SETUP type_op_report
+                       PASS_REGULAR_EXPRESSION "# report written to")
+  add_test(NAME plotting.type_op_plots
+           COMMAND bash -c "rm -rf \"$2\" && \"$0\" \"$1\" \"$3\" --out \"$2\" | tail -n 1"
+                   ${SYSTEM_PYTHON3} ${PROJECT_SOURCE_DIR}/plotting/ringlab_plot.py ${python_plots}/type-op ${type_op_report})
+  set_tests_properties(plotting.type_op_plots PROPERTIES TIMEOUT 600 FIXTURES_REQUIRED type_op_report
+                       FIXTURES_SETUP type_op_plots PASS_REGULAR_EXPRESSION "wrote .*speedup_vs_baseline_int64_avg.svg")
+  add_test(NAME plotting.type_op_plot_names
+           COMMAND ${SYSTEM_PYTHON3} ${PROJECT_SOURCE_DIR}/plotting/tests/check_type_op_plots.py
+                   ${type_op_report} ${python_plots}/type-op)
+  set_tests_properties(plotting.type_op_plot_names PROPERTIES TIMEOUT 60 FIXTURES_REQUIRED "type_op_report;type_op_plots"
+                       PASS_REGULAR_EXPRESSION "type-op plots ok: 30 pairs, 180 files")
   # goal_tables.py reads through ringlab_reports too: a wrong kind is refused with both named.
   add_test(NAME plotting.goal_tables_refuses_train_report
            COMMAND ${expect_failure} "dp-n4-run1.json: not a measured ringlab.bench/1 report .it is a ringlab.train/1 report"
