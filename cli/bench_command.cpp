@@ -179,6 +179,17 @@ double measure_memcpy_alone(Communicator& comm, const bench::BenchOptions& optio
   return gbps;
 }
 
+// The trace's types and ops as the report's config has them: one name each, or "all" with the list.
+nlohmann::json trace_types_and_ops(const bench::TypeOpList& list) {
+  nlohmann::json names = {{"datatype", list.all_types ? "all" : name_of(list.types.front())},
+                          {"op", list.all_ops ? "all" : name_of(list.ops.front())}};
+  if (list.all_types)
+    for (const DataType type : list.types) names["datatypes"].push_back(name_of(type));
+  if (list.all_ops)
+    for (const ReduceOp op : list.ops) names["ops"].push_back(name_of(op));
+  return names;
+}
+
 // Writes -J and --csv from the finished report (rank 0), saying where unless they go to standard output.
 void write_other_formats(const BenchArguments& arguments, const nlohmann::json& report, int standard_output) {
   if (!arguments.nccl_json.empty()) {
@@ -241,18 +252,25 @@ int run_bench(Communicator& comm, const BenchArguments& arguments, const std::ve
   const bool write_json = leader && !arguments.sweep.json.empty();
   const bool json_to_file = !io::is_standard_output(arguments.sweep.json);
   MeasuredTrace trace;
+  const BenchCase* current_case = &cases.front();
   bench::TraceOneCall trace_one_call;
   if (!arguments.trace.empty())
     trace_one_call = [&](const std::string& algorithm, const bench::SweepSize& size, bool in_place,
                          const std::function<void(const ExecuteOptions&)>& call, const ExecuteOptions& execute) {
       const std::string_view placement = name_of(placement_of(in_place));
-      trace.trace_call(comm, execute, call, trace_call_name(algorithm, size.bytes, placement),
+      const std::string_view type = name_of(current_case->options.type);
+      const std::string_view op = name_of(current_case->options.op);
+      // One (type, op): the short name, as the simulator's trace of the same run has it.
+      trace.trace_call(comm, execute, call,
+                       cases.size() > 1 ? trace_call_name(algorithm, size.bytes, placement, type, op)
+                                        : trace_call_name(algorithm, size.bytes, placement),
                        {{"source", "measured"}, {"algorithm", algorithm}, {"bytes", size.bytes},
-                        {"placement", placement}, {"ranks", comm.size()}});
+                        {"placement", placement}, {"datatype", type}, {"op", op}, {"ranks", comm.size()}});
     };
   std::vector<nlohmann::json> finished;   // rank 0: the report of each (type, op) measured
   std::vector<bench::ResultRow> all_rows;  // rank 0: every row of every case
   for (const BenchCase& bench_case : cases) {
+    current_case = &bench_case;
     std::vector<bench::ResultRow> measured;  // rank 0: every size of this case measured so far
     const auto rows = bench::run_sweep(
         comm, bench_case.options, bench_case.sizes, buffers,
@@ -276,13 +294,12 @@ int run_bench(Communicator& comm, const BenchArguments& arguments, const std::ve
   }
   if (!leader) return 0;
   if (!arguments.trace.empty()) {
-    io::write_json_file(arguments.trace,
-                        trace.document({{"command", arguments.command_line}, {"backend", backend},
-                                        {"ranks", comm.size()}, {"datatype", name_of(options.type)},
-                                        {"segment_bytes", options.segment_bytes},
-                                        {"clock", ranks_share_one_clock(comm) ? "one clock (threads of one process)"
-                                                                         : "each rank's offset to rank 0 from ping-pongs"}}),
-                        1, standard_output);
+    nlohmann::json context = {{"command", arguments.command_line}, {"backend", backend}, {"ranks", comm.size()},
+                              {"segment_bytes", options.segment_bytes},
+                              {"clock", ranks_share_one_clock(comm) ? "one clock (threads of one process)"
+                                                                    : "each rank's offset to rank 0 from ping-pongs"}};
+    context.update(trace_types_and_ops(type_ops));
+    io::write_json_file(arguments.trace, trace.document(context), 1, standard_output);
     if (!io::is_standard_output(arguments.trace)) fmt::print("# trace written to {}\n", arguments.trace);
   }
   const nlohmann::json report = bench::merge_type_op_reports(finished, type_ops);

@@ -6,7 +6,6 @@
 #include <cstdlib>
 #include <mutex>
 #include <optional>
-#include <set>
 #include <stdexcept>
 
 #include "backends/threads_communicator.hpp"
@@ -14,6 +13,7 @@
 #include "fault_injection.hpp"
 #include "job_options.hpp"
 #include "printable.hpp"
+#include "rank_errors.hpp"
 #ifdef RINGLAB_HAVE_MPI
 #include "backends/mpi_communicator.hpp"
 #endif
@@ -82,12 +82,12 @@ int run_ranks(const std::string& backend, const DeviceLayout& layout, const JobS
   // every MPI rank once the world's size is known (below).
   if (setup.fault && backend != "mpi" && backend != "nccl") check_fault_rank(*setup.fault, layout.ranks);
   // Runs body on every rank through `start` (one thread per rank) and returns the largest status.
-  // Every rank says how it ended, as on the mpi backend, but a message another rank has already
-  // printed is not printed again, and main does not repeat one a rank printed (ReportedError).
+  // The rank that failed prints its error, the ranks its failure stopped are summed up in one line
+  // (RankErrors), and main does not repeat what a rank printed (ReportedError).
   auto largest_status = [&](const auto& start) {
     std::mutex status_mutex;
     int status = 0;
-    std::set<std::string> printed;
+    RankErrors errors;
     try {
       start([&](Communicator& comm) {
         int rank_status = 0;
@@ -96,16 +96,15 @@ int run_ranks(const std::string& backend, const DeviceLayout& layout, const JobS
                              "before the configuration agreement check", [&comm] { return comm.aborted(); });
           rank_status = body(comm);
         } catch (const std::exception& error) {
-          const std::lock_guard lock(status_mutex);
-          if (comm.size() > 1 && printed.insert(error.what()).second)
-            fmt::print(stderr, "ringlab: rank {}: {}\n", comm.rank(), io::printable(error.what(), true));
+          errors.rank_failed(comm, error);
           throw;
         }
         const std::lock_guard lock(status_mutex);
         status = std::max(status, rank_status);
       });
     } catch (const std::exception& error) {
-      if (printed.count(error.what()) != 0) throw ReportedError(error.what());
+      errors.print_stopped();
+      if (errors.printed(error.what())) throw ReportedError(error.what());
       throw;
     }
     return status;

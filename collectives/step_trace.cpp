@@ -120,6 +120,11 @@ std::string trace_call_name(std::string_view algorithm, std::int64_t bytes, std:
   return fmt::format("{} {} B {}", algorithm, bytes, placement);
 }
 
+std::string trace_call_name(std::string_view algorithm, std::int64_t bytes, std::string_view placement,
+                            std::string_view datatype, std::string_view op) {
+  return fmt::format("{} {} {}", trace_call_name(algorithm, bytes, placement), datatype, op);
+}
+
 nlohmann::json trace_metadata_events(const nlohmann::json& events) {
   std::set<std::pair<int, int>> threads;
   for (const nlohmann::json& event : events) {

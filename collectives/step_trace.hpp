@@ -68,6 +68,10 @@ nlohmann::json call_trace_events(const std::vector<StepSpan>& spans, std::string
 
 // The name of a call's span, the same in measured and simulated traces: "ring 1048576 B out-of-place".
 std::string trace_call_name(std::string_view algorithm, std::int64_t bytes, std::string_view placement);
+// The same for a run of several (type, op) (bench -d all / -o all), where the short names would
+// clash: "ring 1048576 B out-of-place float32 sum".
+std::string trace_call_name(std::string_view algorithm, std::int64_t bytes, std::string_view placement,
+                            std::string_view datatype, std::string_view op);
 
 // Metadata ("M") events naming each rank's process ("rank R") and every thread `events` uses
 // on it, plus the sort order of processes and threads.

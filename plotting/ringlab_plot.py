@@ -15,8 +15,11 @@ and are left out where it does not. Size axes are labelled in B, KiB, MiB.
 With one report the names are plain (busbw_vs_size.png); with several, each report's files carry
 its rank count (busbw_vs_size_n4.png), and reports that share a rank count are numbered in
 command-line order (busbw_vs_size_n4_1.png, busbw_vs_size_n4_2.png).
+A report of several types or ops (bench -d all / -o all) gets one set of plots per (type, op),
+its name ending in the pair (busbw_vs_size_float32_sum.png, busbw_vs_size_n4_int32_max.png).
 When the reports cover two or more rank counts, also:
   busbw_vs_ranks       bus bandwidth per algorithm against N, at the largest size every report has
+                       (one per (type, op) when a report has several: busbw_vs_ranks_float32_sum)
 Rows are read through ringlab_reports (next to this file, or installed: pip install ./plotting).
 
 Every report is validated first (validate_report.py); a bad one is refused with the validator's
@@ -62,18 +65,41 @@ byte_label = ringlab_reports.byte_label  # 8 -> '8 B', 1024 -> '1 KiB', 67108864
 
 class Report:
     """One bench or simulate report: its document, its rows as a DataFrame (ringlab_reports) and
-    the placements to draw, out-of-place first (one panel each)."""
+    the placements to draw, out-of-place first (one panel each). pair (type, op) keeps only the
+    rows of that type and op (by_type_op); without it every row, typed as the config says."""
 
-    def __init__(self, path, data, placements=PLACEMENTS):
+    def __init__(self, path, data, placements=PLACEMENTS, pair=None):
         self.path = path
         self.data = data
         self.config = data["config"]
         self.nranks = self.config["nranks"]
         self.frame = ringlab_reports.from_document(data, path, kind=("bench", "simulate"))
-        wanted = (placements,) if isinstance(placements, str) else tuple(placements)
+        self.wanted = (placements,) if isinstance(placements, str) else tuple(placements)
+        if pair is not None:
+            self.frame = self.frame[(self.frame["type"] == pair[0]) & (self.frame["redop"] == pair[1])]
+        self.datatype, self.op = pair or (self.config["datatype"], self.config["op"])
         present = set(self.frame["placement"])
-        self.placements = [placement for placement in PLACEMENTS if placement in wanted and placement in present]
+        self.placements = [placement for placement in PLACEMENTS if placement in self.wanted and placement in present]
         self.suffix = ""
+
+    def type_op_pairs(self):
+        """The (type, op) pairs of the rows, in report order (bench -d all / -o all has several)."""
+        if "type" not in self.frame.columns or "redop" not in self.frame.columns:
+            return [(self.datatype, self.op)]
+        return list(dict.fromkeys(zip(self.frame["type"], self.frame["redop"])))
+
+    def by_type_op(self):
+        """This report, or one Report per (type, op) when the rows have several, each with this
+        report's suffix and the pair after it (_float32_sum)."""
+        pairs = self.type_op_pairs()
+        if len(pairs) == 1:
+            return [self]
+        parts = []
+        for pair in pairs:
+            part = Report(self.path, self.data, self.wanted, pair)
+            part.suffix = f"{self.suffix}_{pair[0]}_{pair[1]}"
+            parts.append(part)
+        return parts
 
     def series(self, algorithm, placement):
         """Rows of one algorithm and placement with a size > 0 (a log axis cannot show 0 B), by size."""
@@ -87,8 +113,8 @@ class Report:
 
     def subtitle(self):
         data, config = self.data, self.config
-        text = (f"{data['kind']}: backend {config['backend']}, N={self.nranks}, {config['datatype']}, "
-                f"op {config['op']}, host {data['machine']['hostname']}")
+        text = (f"{data['kind']}: backend {config['backend']}, N={self.nranks}, {self.datatype}, "
+                f"op {self.op}, host {data['machine']['hostname']}")
         if config.get("oversubscribed"):  # bench's placement check: no bandwidth claim from such a run
             text += (f"\nOVERSUBSCRIBED: {config.get('ranks_per_host')} ranks on {config.get('usable_cores')} cores: "
                      "correctness and latency ordering only, not bandwidth")
@@ -312,20 +338,32 @@ def positive_points(xs, ys, band):
     return xs[keep], ys[keep], None if band is None else (band[0][keep], band[1][keep])
 
 
+def draw_lines(mpl, report, panels, placements, points, skip=None):
+    """One line per algorithm (but skip) in each placement's panel: points(rows of the algorithm and
+    placement) -> (sizes, values, band or None); a size axis on every panel that got a line.
+    Returns every value drawn (for the shared y axis)."""
+    values = []
+    for ax, placement in zip(panels, placements):
+        sizes = []
+        for name in report.algorithms():
+            if name == skip:
+                continue
+            xs, ys, band = points(report.series(name, placement), placement)
+            if len(xs):
+                plot_line(ax, name, xs, ys, band)
+                sizes += list(xs)
+                values += list(ys)
+        if sizes:
+            size_axis(ax, sizes, mpl)
+    return values
+
+
 def busbw_figure(plt, mpl, report):
     fig, panels = new_panels(plt, "Bus bandwidth vs message size (at the median time; bars: its 95 % interval)",
                              report.subtitle(), report.placements)
-    for ax, placement in zip(panels, report.placements):
-        sizes = []
-        for name in report.algorithms():
-            rows = report.series(name, placement)
-            if len(rows):
-                xs, ys, band = median_busbw(rows)
-                plot_line(ax, name, xs, ys, band)
-                sizes += list(xs)
-        if sizes:
-            size_axis(ax, sizes, mpl)
-        if report.nranks == 1:
+    draw_lines(mpl, report, panels, report.placements, lambda rows, _placement: median_busbw(rows))
+    if report.nranks == 1:
+        for ax in panels:
             ax.text(0.02, 0.95, "N=1: busbw is 0 by definition", transform=ax.transAxes, va="top", fontsize=8)
     panels[0].set_ylim(bottom=0)  # after every panel is drawn: the shared axis' top covers them all
     panels[0].set_ylabel("busbw (GB/s)")
@@ -336,17 +374,8 @@ def busbw_figure(plt, mpl, report):
 def latency_figure(plt, mpl, report):
     fig, panels = new_panels(plt, "Latency vs message size (median time per call; bars: its 95 % interval)",
                              report.subtitle(), report.placements)
-    times = []
-    for ax, placement in zip(panels, report.placements):
-        sizes = []
-        for name in report.algorithms():
-            xs, ys, band = positive_points(*median_times(report.series(name, placement)))
-            if len(xs):
-                plot_line(ax, name, xs, ys, band)
-                sizes += list(xs)
-                times += list(ys)
-        if sizes:
-            size_axis(ax, sizes, mpl)
+    times = draw_lines(mpl, report, panels, report.placements,
+                       lambda rows, _placement: positive_points(*median_times(rows)))
     if times:
         log_axis(panels[0], times, mpl)  # shared by the panels
     panels[0].set_ylabel("time per call (us), median")
@@ -363,20 +392,10 @@ def speedup_figure(plt, mpl, report, baseline):
         return None
     fig, panels = new_panels(plt, f"Speed-up over {baseline} (its median time / the algorithm's; bars: 95 % interval)",
                              report.subtitle(), placements)
-    ratios = [1.0]
-    for ax, placement in zip(panels, placements):
-        base = report.series(baseline, placement)
-        sizes = []
-        for name in report.algorithms():
-            if name == baseline:
-                continue  # the dashed line at 1
-            xs, ys, band = positive_points(*speedups(base, report.series(name, placement)))
-            if len(xs):
-                plot_line(ax, name, xs, ys, band)
-                sizes += list(xs)
-                ratios += list(ys)
-        if sizes:
-            size_axis(ax, sizes, mpl)
+    ratios = [1.0] + draw_lines(mpl, report, panels, placements,
+                                lambda rows, placement: positive_points(*speedups(report.series(baseline, placement), rows)),
+                                skip=baseline)  # the baseline is the dashed line at 1
+    for ax in panels:
         ax.axhline(1.0, color="black", linewidth=0.8, linestyle="--")
     log_axis(panels[0], ratios, mpl)  # log: 0.5x and 2x are as far from 1 on the plot
     panels[0].set_ylabel(f"speed-up over {baseline} (>1: faster), log scale")
@@ -405,8 +424,8 @@ def busbw_vs_ranks_figure(plt, mpl, reports):
         return "/".join(unique)
 
     subtitle = (f"{joined(r.data['kind'] for r in chosen)}: backend {joined(r.config['backend'] for r in chosen)}, "
-                f"N={','.join(str(r.nranks) for r in chosen)}, {joined(r.config['datatype'] for r in chosen)}, "
-                f"op {joined(r.config['op'] for r in chosen)}, "
+                f"N={','.join(str(r.nranks) for r in chosen)}, {joined(r.datatype for r in chosen)}, "
+                f"op {joined(r.op for r in chosen)}, "
                 f"host {joined(r.data['machine']['hostname'] for r in chosen)}")
     if not all(r.data["complete"] for r in chosen):
         subtitle += " (partial)"
@@ -439,6 +458,17 @@ def busbw_vs_ranks_figure(plt, mpl, reports):
     panels[0].set_ylabel("busbw (GB/s)")
     finish_panels(panels)
     return fig, size
+
+
+def busbw_vs_ranks_groups(reports, parts):
+    """[(name suffix, reports)] for busbw_vs_ranks: every report together when each has one (type,
+    op), as ever; else one group per (type, op), named after it (_float32_sum)."""
+    if len(parts) == len(reports):
+        return [("", reports)]
+    groups = {}
+    for part in parts:
+        groups.setdefault((part.datatype, part.op), []).append(part)
+    return [(f"_{datatype}_{op}", group) for (datatype, op), group in groups.items()]
 
 
 def plot_report(plt, mpl, report, baseline, out_dir, written):
@@ -504,13 +534,15 @@ def main(argv):
     mpl = setup_matplotlib()
     plt = mpl[0]
     written = []
+    parts = [part for report in reports for part in report.by_type_op()]  # one per (type, op) of each report
     try:
-        for report in reports:
-            plot_report(plt, mpl, report, arguments.baseline or report.config["baseline"], arguments.out, written)
-        if len({report.nranks for report in reports}) > 1:
-            figure, _ = busbw_vs_ranks_figure(plt, mpl, reports)
-            if figure is not None:
-                save(plt, figure, arguments.out, "busbw_vs_ranks", written)
+        for part in parts:
+            plot_report(plt, mpl, part, arguments.baseline or part.config["baseline"], arguments.out, written)
+        for suffix, group in busbw_vs_ranks_groups(reports, parts):
+            if len({part.nranks for part in group}) > 1:
+                figure, _ = busbw_vs_ranks_figure(plt, mpl, group)
+                if figure is not None:
+                    save(plt, figure, arguments.out, "busbw_vs_ranks" + suffix, written)
     except OSError as error:
         print(f"ringlab_plot.py: cannot write into {arguments.out}: {error.strerror or error}", file=sys.stderr)
         status = 1

@@ -20,7 +20,9 @@ set -euo pipefail
 out=${1:?usage: $0 OUTDIR [BUILD]}
 build=${2:-build/release}
 ringlab=$build/cli/ringlab
-py=${PYTHON:-python3}  # needs pandas (scripts/venv.sh makes a python that has it)
+source "$(dirname "$0")/report-python.sh"
+require_report_python calibrate-and-compare.sh  # sets $python: ${PYTHON:-python3} with pandas, matplotlib, jsonschema
+py=$python
 day=$(date -u +%Y-%m-%d)
 max_rounds=${ROUNDS:-3}
 read -r -a mpiexec_flags <<< "${MPIEXEC_FLAGS:-}"

@@ -16,8 +16,9 @@ gamma=1e-12
 set -euo pipefail
 out=${1:?usage: scripts/scale-predictions.sh OUTDIR [RINGLAB]}
 ringlab=${2:-build/release/cli/ringlab}
-python=${PYTHON:-python3}  # needs pandas, matplotlib, jsonschema (scripts/venv.sh makes one that has them)
 here=$(cd "$(dirname "$0")/.." && pwd)
+source "$here/scripts/report-python.sh"
+require_report_python scale-predictions.sh  # sets $python: ${PYTHON:-python3} with pandas, matplotlib, jsonschema
 [[ -x $ringlab ]] || { echo "scale-predictions.sh: $ringlab is not an executable; build first (scripts/test.sh)" >&2; exit 2; }
 mkdir -p "$out"
 

@@ -19,16 +19,11 @@ outdir=${1:?usage: scripts/sweep.sh OUTDIR [MAX_SECONDS] [ITERS] [SMALL_ITERS]}
 max_seconds=${2:-1}
 iters=${3:-3}
 small_iters=${4:-30}
-python=${PYTHON:-python3}
+source scripts/report-python.sh
+require_report_python sweep.sh  # sets $python
 ringlab=build/release/cli/ringlab
 cores=$(nproc)  # the CPUs this shell, and so mpiexec's ranks, may use
 
-if ! "$python" -c 'import pandas, matplotlib, jsonschema' 2>/dev/null; then
-  echo "sweep.sh: $python cannot import pandas, matplotlib and jsonschema, which the report scripts need;" \
-       "install python3-pandas python3-matplotlib python3-jsonschema, or give PYTHON=/path/to/python3" \
-       "(bash scripts/venv.sh makes build/venv/bin/python with them)" >&2
-  exit 2
-fi
 # A performance run times each (size, algorithm, placement) until its median's 95 % interval is
 # within 5 % of it, or MAX_SECONDS are spent (rows that did not converge are named in the footer).
 timing=(--converge "0.05,$max_seconds")

@@ -11,8 +11,11 @@
                                          ("ALGO BYTES B PLACEMENT") have the same ranks, the same
                                          steps per rank and the same send/recv spans inside each
                                          step (reduce spans are left out: the simulator has none)
+  check_trace.py distinct-calls TRACE    no two traced calls of a rank share a name (bench -d all /
+                                         -o all: the names carry the type and op); prints the
+                                         number of calls per rank and the first name
 
-Prints "trace ok" / "same run ok", or what is wrong and exits 1.
+Prints "trace ok" / "same run ok" / "distinct calls ok", or what is wrong and exits 1.
 """
 import json
 import os
@@ -110,6 +113,26 @@ def call_structure(document, call_name, path):
     return structure
 
 
+def check_distinct_calls(document, path):
+    """(calls per rank, the first call's name); a name two calls of one rank share is an error."""
+    per_rank = defaultdict(list)
+    for event in document["traceEvents"]:
+        if event["ph"] == "X" and event["tid"] == 0 and not event["name"].startswith("step "):
+            per_rank[event["pid"]].append(event["name"])
+    if not per_rank:
+        raise TraceError(f"{path}: no traced calls")
+    counts = set()
+    for rank, names in sorted(per_rank.items()):
+        clashes = sorted(name for name in set(names) if names.count(name) > 1)
+        if clashes:
+            raise TraceError(f"{path}: rank {rank}: {len(clashes)} call name(s) used more than once, "
+                             f"first '{clashes[0]}' ({names.count(clashes[0])} times)")
+        counts.add(len(names))
+    if len(counts) != 1:
+        raise TraceError(f"{path}: the ranks traced different numbers of calls: {sorted(counts)}")
+    return counts.pop(), per_rank[min(per_rank)][0]
+
+
 def simulated_call_name(document, path):
     names = {e["name"] for e in document["traceEvents"] if e["ph"] == "X" and e["tid"] == 0 and not e["name"].startswith("step ")}
     if len(names) != 1:
@@ -150,6 +173,12 @@ def main(argv):
         check_valid(simulated, argv[3])
         name = check_same_run(measured, simulated, argv[2], argv[3])
         print(f"same run ok: '{name}'")
+        return 0
+    if len(argv) == 3 and argv[1] == "distinct-calls":
+        document = load(argv[2])
+        check_valid(document, argv[2])
+        count, first = check_distinct_calls(document, argv[2])
+        print(f"distinct calls ok: {count} calls per rank, first '{first}'")
         return 0
     print(__doc__, file=sys.stderr)
     return 2

@@ -40,6 +40,22 @@ add_test(NAME cli.error_once_threads_rank_failure
                  ${count_error_lines} 1 "^ringlab: (rank 1|error): fault injected: failing at ring allreduce step 1"
                  $<TARGET_FILE:ringlab> bench --backend threads --ranks 3 -b 8 -e 64 -n 1 -w 0 --algo ring)
 set_tests_properties(cli.error_once_threads_rank_failure PROPERTIES TIMEOUT 60)
+# The ranks that rank 1's failure stopped print nothing each (their messages only repeat it): one
+# "ringlab: rank" line in all, and one line saying that the others stopped.
+foreach(command bench allreduce)
+  set(small_job $<TARGET_FILE:ringlab> ${command} --backend threads --ranks 4 --algo ring -n 1)
+  if(command STREQUAL "bench")
+    list(APPEND small_job -b 8 -e 64 -w 0)
+  endif()
+  add_test(NAME cli.error_once_threads_${command}_stopped_ranks_silent
+           COMMAND ${CMAKE_COMMAND} -E env RINGLAB_FAULT=rank=1,step=1,action=fail
+                   ${count_error_lines} 1 "^ringlab: rank " ${small_job})
+  add_test(NAME cli.error_once_threads_${command}_stopped_ranks_said_once
+           COMMAND ${CMAKE_COMMAND} -E env RINGLAB_FAULT=rank=1,step=1,action=fail
+                   ${count_error_lines} 1 "^ringlab: 3 other ranks stopped because rank 1 failed$" ${small_job})
+  set_tests_properties(cli.error_once_threads_${command}_stopped_ranks_silent
+                       cli.error_once_threads_${command}_stopped_ranks_said_once PROPERTIES TIMEOUT 60)
+endforeach()
 
 # Open MPI: the same small sweep under Open MPI's mpirun, with a ringlab built against Open MPI
 # (preset openmpi, target ringlab only, ccache when present). Skipped (77) without Open MPI.

@@ -52,7 +52,7 @@ if(SYSTEM_PYTHON3)
            COMMAND bash -c "out=$(\"$0\" \"$1\" \"$2\" \"$3\" --out \"$4\"); rc=$?; echo \"$out\"; [[ $rc == 3 ]] || { echo \"exit $rc, want 3\"; exit 1; }"
                    ${SYSTEM_PYTHON3} ${PROJECT_SOURCE_DIR}/plotting/type_op_accuracy.py
                    ${committed}/calibration/2026-12-03-compare-fresh-n2.json ${committed}/calibration/2026-12-03-compare-fresh-n4.json
-                   ${python_plots}/type-op)
+                   ${python_plots}/type-op-accuracy)
   set_tests_properties(plotting.type_op_accuracy PROPERTIES TIMEOUT 120
                        PASS_REGULAR_EXPRESSION "float32 \\| 2 \\| ring \\| flow-level \\| 12 \\| 48.4 % .*float32 \\| 4 \\| ring .*wrote .*type_op_accuracy.svg"
                        FAIL_REGULAR_EXPRESSION "exit [0-9]+, want 3")
@@ -64,6 +64,25 @@ if(SYSTEM_PYTHON3)
   set_tests_properties(plotting.reduce_kernel_goals PROPERTIES TIMEOUT 60
                        PASS_REGULAR_EXPRESSION "Kernels on AVX3.*\\| float64 \\| max \\| 30.6 \\| 1.36 \\| \\*\\*0.82\\*\\* .*\\| bfloat16 \\| sum \\| 32.2 \\| 1.43 \\|  \\| 0.96 \\| 4.2x \\|"
                        FAIL_REGULAR_EXPRESSION "exit [0-9]+, want 3")
+  # A report of every type (bench -d all, threads, tiny) is plotted per (type, op): 6 sets of busbw,
+  # latency and speed-up figures named after their pair, none mixing them (-o all splits the same
+  # way; all 30 pairs took up to 2 minutes here, too long for CI).
+  set(type_op_report ${python_plots}/all-types-n2.json)
+  add_test(NAME plotting.type_op_report
+           COMMAND ringlab bench --backend threads --ranks 2 -b 8 -e 64 -f 8 -n 2 -w 0 --algo ring,interval_paired
+                   -d all -o max --json ${type_op_report} --force)
+  set_tests_properties(plotting.type_op_report PROPERTIES TIMEOUT 60 FIXTURES_SETUP type_op_report
+                       PASS_REGULAR_EXPRESSION "# report written to")
+  add_test(NAME plotting.type_op_plots
+           COMMAND bash -c "rm -rf \"$2\" && \"$0\" \"$1\" \"$3\" --out \"$2\" | tail -n 1"
+                   ${SYSTEM_PYTHON3} ${PROJECT_SOURCE_DIR}/plotting/ringlab_plot.py ${python_plots}/type-op ${type_op_report})
+  set_tests_properties(plotting.type_op_plots PROPERTIES TIMEOUT 600 FIXTURES_REQUIRED type_op_report
+                       FIXTURES_SETUP type_op_plots PASS_REGULAR_EXPRESSION "wrote .*speedup_vs_baseline_int64_max.svg")
+  add_test(NAME plotting.type_op_plot_names
+           COMMAND ${SYSTEM_PYTHON3} ${PROJECT_SOURCE_DIR}/plotting/tests/check_type_op_plots.py
+                   ${type_op_report} ${python_plots}/type-op)
+  set_tests_properties(plotting.type_op_plot_names PROPERTIES TIMEOUT 60 FIXTURES_REQUIRED "type_op_report;type_op_plots"
+                       PASS_REGULAR_EXPRESSION "type-op plots ok: 6 pairs, 36 files")
   # goal_tables.py reads through ringlab_reports too: a wrong kind is refused with both named.
   add_test(NAME plotting.goal_tables_refuses_train_report
            COMMAND ${expect_failure} "dp-n4-run1.json: not a measured ringlab.bench/1 report .it is a ringlab.train/1 report"

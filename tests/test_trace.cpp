@@ -56,6 +56,7 @@ TEST(StepTrace, ThreadsAndNamesFollowTheLayout) {
   EXPECT_EQ(trace_name_of({SpanKind::send, 3, 4, 0, 0, 0, 1}), "send to rank 0");
   EXPECT_EQ(trace_name_of({SpanKind::recv, 3, 4, 2, 0, 0, 1}), "recv from rank 2");
   EXPECT_EQ(trace_call_name("ring", 1024, "in-place"), "ring 1024 B in-place");
+  EXPECT_EQ(trace_call_name("ring", 1024, "in-place", "bfloat16", "max"), "ring 1024 B in-place bfloat16 max");
 }
 
 TEST(StepTrace, CallSpanEnclosesTheStepsAndEveryThreadIsNamed) {

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Tests the figures of ringlab_plot.py and compare_plot.py from their axes objects (Agg, nothing
 shown): out-of-place and in-place side by side, the median (time_us.p50) as the plotted time, error
-bars from the median's 95 % interval only where a report has it, a log speed-up axis, and size tick
-labels in B / KiB / MiB. Usage: test_plot_axes.py [unittest options]"""
+bars from the median's 95 % interval only where a report has it, a log speed-up axis, size tick
+labels in B / KiB / MiB, and a report of several (type, op) split into one set of figures per pair.
+Usage: test_plot_axes.py [unittest options]"""
+import copy
 import json
 import os
 import sys
@@ -24,6 +26,20 @@ def report(name, placements=ringlab_plot.PLACEMENTS, folder=REPORTS):
     path = os.path.join(folder, name)
     with open(path, encoding="utf-8") as stream:
         return ringlab_plot.Report(path, json.load(stream), placements)
+
+
+def two_type_ops():
+    """bench-with-ci.json as if run with -d float32,float64 -o sum,max: its rows as float32 sum, and
+    again as float64 max with every time doubled."""
+    with open(os.path.join(REPORTS, "bench-with-ci.json"), encoding="utf-8") as stream:
+        data = json.load(stream)
+    doubled = copy.deepcopy(data["results"])
+    for result in doubled:
+        result.update(type="float64", redop="max", count=result["count"] // 2)
+        result["time_us"] = {key: 2 * value for key, value in result["time_us"].items()}
+    data["results"] += doubled
+    data["config"].update(datatype="all", datatypes=["float32", "float64"], op="all", ops=["sum", "max"])
+    return ringlab_plot.Report("two-type-ops.json", data)
 
 
 def tick_labels(ax):
@@ -128,6 +144,49 @@ class Figures(unittest.TestCase):
         self.assertEqual(size, 32768)
         self.assertIn("at 32 KiB", figure._suptitle.get_text())
         self.assertEqual([ax.get_title() for ax in figure.axes], ["out-of-place", "in-place"])
+
+    def test_one_report_per_type_and_op(self):
+        whole = two_type_ops()
+        whole.suffix = "_n2"
+        parts = whole.by_type_op()
+        self.assertEqual([part.suffix for part in parts], ["_n2_float32_sum", "_n2_float64_max"])
+        self.assertEqual([(part.datatype, part.op) for part in parts], [("float32", "sum"), ("float64", "max")])
+        single = report("bench-with-ci.json")
+        for part in parts:
+            self.assertEqual(len(part.frame), len(single.frame))
+            self.assertEqual(set(zip(part.frame.type, part.frame.redop)), {(part.datatype, part.op)})
+            self.assertIn(f"{part.datatype}, op {part.op}", part.subtitle())
+        self.assertEqual(single.by_type_op(), [single])  # one (type, op): the report itself, its names plain
+        factor = {"sum": 1, "max": 2}
+        for part in parts:
+            ax = ringlab_plot.latency_figure(PLT, MPL, part).axes[0]
+            expected = [factor[part.op] * value for value in single.series("ring", "out-of-place")["time_us_p50"]]
+            self.assertEqual(list(line(ax, "ring").get_ydata()), expected)  # one point per size, the pair's
+
+    def test_busbw_vs_ranks_per_type_and_op(self):
+        whole = two_type_ops()
+        n4 = report("sample-report-n4.json", folder=HERE)
+        parts = whole.by_type_op() + n4.by_type_op()
+        groups = ringlab_plot.busbw_vs_ranks_groups([whole, n4], parts)
+        self.assertEqual([(suffix, [p.nranks for p in group]) for suffix, group in groups],
+                         [("_float32_sum", [2, 4]), ("_float64_max", [2])])
+        self.assertEqual(ringlab_plot.busbw_vs_ranks_groups([n4], [n4]), [("", [n4])])
+
+    def test_compare_plot_both_placements_side_by_side(self):
+        frame = ringlab_reports.load(os.path.join(REPORTS, "compare.json"), kind="compare")
+        document = copy.deepcopy(frame.attrs["document"])
+        in_place = copy.deepcopy(document["rows"])
+        for compared in in_place:
+            compared["placement"] = "in-place"
+        document["rows"] += in_place
+        both = ringlab_reports.from_document(document, "both.json", kind="compare")
+        figure = compare_plot.figure(PLT, MPL, both, "flow-level")
+        titles = [ax.get_title() for ax in figure.axes]  # row by row: the times, then the errors
+        self.assertEqual(titles[:2], ["N = 2, out-of-place", "N = 2, in-place"])
+        self.assertEqual([title.split(":")[0] for title in titles[2:]], ["N = 2, out-of-place", "N = 2, in-place"])
+        one = compare_plot.figure(PLT, MPL, both, "flow-level", "in-place")
+        self.assertEqual([ax.get_title() for ax in one.axes][0], "N = 2, in-place")
+        self.assertEqual(len(one.axes), 2)
 
     def test_compare_plot_size_ticks(self):
         frame = ringlab_reports.load(os.path.join(REPORTS, "compare.json"), kind="compare")
