@@ -58,7 +58,8 @@ foreach(command bench allreduce)
 endforeach()
 
 # Open MPI: the same small sweep under Open MPI's mpirun, with a ringlab built against Open MPI
-# (preset openmpi, target ringlab only, ccache when present). Skipped (77) without Open MPI.
+# (preset openmpi-check: the openmpi preset at -O0, target ringlab only, ccache when present).
+# Skipped (77) without Open MPI.
 if(RINGLAB_ENABLE_MPI)
   add_test(NAME mpi.openmpi_sweep
            COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/openmpi_sweep.sh ${PROJECT_SOURCE_DIR}
