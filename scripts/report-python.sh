@@ -1,5 +1,5 @@
 # Sourced by the scripts that run plotting/ (sweep.sh, scale-predictions.sh,
-# calibrate-and-compare.sh). require_report_python NAME sets $python to ${PYTHON:-python3}, or,
+# calibrate-and-compare.sh, type-op-accuracy.sh). require_report_python NAME sets $python to ${PYTHON:-python3}, or,
 # when that python cannot import what the report scripts need (pandas, matplotlib, jsonschema),
 # says how to get one and exits 2, before anything runs.
 require_report_python() {

@@ -9,7 +9,9 @@ set -euo pipefail
 out=${1:?usage: $0 OUTDIR [BUILD]}
 build=${2:-build/release}
 ringlab=$build/cli/ringlab
-py=${PYTHON:-python3}  # needs pandas and matplotlib (scripts/venv.sh makes a python that has them)
+source "$(dirname "$0")/report-python.sh"
+require_report_python type-op-accuracy.sh  # sets $python: ${PYTHON:-python3} with pandas, matplotlib, jsonschema
+py=$python
 launch=(mpiexec -n 2 -bind-to core)
 mkdir -p "$out"
 echo "# $(date -u +%FT%TZ) scripts/type-op-accuracy.sh $*" > "$out/commands.txt"
