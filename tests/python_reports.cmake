@@ -68,6 +68,7 @@ if(SYSTEM_PYTHON3)
   # latency and speed-up figures named after their pair, none mixing them (-o all splits the same
   # way; all 30 pairs took up to 2 minutes here, too long for CI).
   set(type_op_report ${python_plots}/all-types-n2.json)
+  file(MAKE_DIRECTORY ${python_plots})  # bench writes into it and makes no folders
   add_test(NAME plotting.type_op_report
            COMMAND ringlab bench --backend threads --ranks 2 -b 8 -e 64 -f 8 -n 2 -w 0 --algo ring,interval_paired
                    -d all -o max --json ${type_op_report} --force)
