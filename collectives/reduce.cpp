@@ -1,7 +1,8 @@
 // CPU reduction kernels, vectorised with Google Highway and chosen at run time for the CPU they
 // run on (HWY_DYNAMIC_DISPATCH): the file is compiled once per instruction set Highway targets
-// (x86: EMU128, SSSE3, SSE4, AVX2, AVX3; Arm: NEON, SVE...) through hwy/foreach_target.h, and the
-// first call picks the best one the CPU has.
+// (x86 with Debian's Highway 1.0.3: SCALAR, SSSE3, SSE4, AVX2, AVX3; Arm: NEON, SVE...) through
+// hwy/foreach_target.h, and the first call picks the best one the CPU has. Each loop prefetches
+// its operands 2 KiB ahead (prefetch_ahead).
 //
 // Results are bit-identical to the scalar reference (reduce_reference.hpp) on every target:
 // - float32/float64/int32/int64: one vector op per lane, the same comparison for min/max as the
@@ -34,10 +35,10 @@ namespace ringlab::simd {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// How elements of a stored type load into the lanes the arithmetic runs in and store back.
-// Plain<T>: the stored type is the arithmetic type.
-// A codec loads step(d) elements into a value (one vector, or two for BFloat16Pairs), stores one
-// back, and applies a lane-wise function to two values with map2.
+// A codec says how elements of a stored type load into the lanes the arithmetic runs in and store
+// back: it loads step(d) elements into a value (one vector, or two for BFloat16Codec), stores one
+// back, and applies a lane-wise function to two values with map2. Plain<T>: the stored type is
+// the arithmetic type.
 struct OneVector {
   template <class D>
   static std::size_t step(D d) { return hn::Lanes(d); }
