@@ -14,21 +14,24 @@
 #include "job_footprint.hpp"
 #include "rotated_run.hpp"
 #include "schedule_walk.hpp"
+#include "step_clock.hpp"
 
 namespace ringlab::simulator {
 namespace {
 
-// One op of one circulant step for ranks [first, last), whose peer is self + shift: the transfer
-// starts when both have finished the step before (finish) and lasts latency + the slower of the
-// sender's outgoing and the receiver's incoming port; next holds each rank's latest end so far.
+// One op of one circulant step for ranks [first, last), whose peer is self + shift, on the step
+// clock: finish holds each rank's finish of the step before, next its clock's end so far.
 template <bool sending, typename Value>
 void relax(const Value* __restrict outgoing, const Value* __restrict incoming, const Value* __restrict finish,
            Value* __restrict next, std::size_t first, std::size_t last, std::ptrdiff_t shift, Value latency) {
   for (std::size_t self = first; self < last; ++self) {
     const auto peer = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(self) + shift);
-    const Value duration =
-        latency + (sending ? std::max(outgoing[self], incoming[peer]) : std::max(outgoing[peer], incoming[self]));
-    next[self] = std::max(next[self], std::max(finish[self], finish[peer]) + duration);
+    StepClock<Value> clock(next[self]);
+    if constexpr (sending)
+      clock.transfer(finish[self], finish[peer], latency, outgoing[self], incoming[peer]);
+    else
+      clock.transfer(finish[peer], finish[self], latency, outgoing[peer], incoming[self]);
+    next[self] = clock.end();
   }
 }
 
@@ -211,10 +214,10 @@ RankStepCost rank_step_cost(const Schedule& schedule, int rank, int step, Routes
 Prediction price_alike(const std::vector<RankStepCost>& rank0, int nranks, double gamma_seconds_per_byte) {
   double finish = 0;
   for (const RankStepCost& cost : rank0) {
-    const double end = cost.any_op
-                           ? finish + (cost.longest_latency_seconds + std::max(cost.outgoing_seconds, cost.incoming_seconds))
-                           : finish;
-    finish = end + gamma_seconds_per_byte * cost.reduced_bytes;
+    StepClock clock(finish);
+    if (cost.any_op)  // the longest route's transfer ends last
+      clock.transfer(finish, finish, cost.longest_latency_seconds, cost.outgoing_seconds, cost.incoming_seconds);
+    finish = clock.advance(gamma_seconds_per_byte * cost.reduced_bytes);
   }
   Prediction prediction;
   prediction.steps = static_cast<int>(rank0.size());
@@ -373,10 +376,10 @@ std::optional<Prediction> ClosedFormModel::predict_symmetric(const Schedule& sch
       (op.kind == OpKind::send ? outgoing_seconds : incoming_seconds) += bytes * routes->of(step)[i].seconds_per_byte;
       if (op.kind == OpKind::recv_reduce) reduced_bytes += bytes;
     }
-    double end = finish;
+    StepClock clock(finish);
     for (const RouteCost& route : routes->of(step))
-      end = std::max(end, finish + route.latency_seconds + std::max(outgoing_seconds, incoming_seconds));
-    finish = end + gamma_seconds_per_byte_ * reduced_bytes;
+      clock.transfer(finish, finish, route.latency_seconds, outgoing_seconds, incoming_seconds);
+    finish = clock.advance(gamma_seconds_per_byte_ * reduced_bytes);
   }
   Prediction prediction;
   prediction.steps = static_cast<int>(steps.size());
@@ -514,7 +517,7 @@ std::optional<Prediction> ClosedFormModel::predict_circulant(const Schedule& sch
           relax<false, Value>(outgoing.data(), incoming.data(), finish.data(), next_finish.data(), wrap, slots, backward, latency);
         }
       }
-      for (std::size_t self = 0; self < slots; ++self) next_finish[self] += reduction[self];
+      for (std::size_t self = 0; self < slots; ++self) next_finish[self] = StepClock(next_finish[self]).advance(reduction[self]);
       finish.swap(next_finish);  // finish: after this step; next_finish: before it
     }
     if (frame != 0) to_rank_order();
@@ -589,17 +592,16 @@ Prediction ClosedFormModel::predict_compact(const Schedule& schedule, const Comp
     std::size_t index = 0;
     for (int rank = 0; rank < schedule.nranks; ++rank) {
       const auto self = static_cast<std::size_t>(rank);
-      double end = finish[self];
+      StepClock clock(finish[self]);
       for (const CompactOp& op : compact.ops(step, rank)) {
         const auto peer = static_cast<std::size_t>(op.peer);
         const bool sending = op.kind == OpKind::send;
         const std::size_t sender = sending ? self : peer;
         const std::size_t receiver = sending ? peer : self;
-        const double duration =
-            latencies[index++] + std::max(load[sender].outgoing_seconds, load[receiver].incoming_seconds);
-        end = std::max(end, std::max(finish[sender], finish[receiver]) + duration);
+        clock.transfer(finish[sender], finish[receiver], latencies[index++], load[sender].outgoing_seconds,
+                       load[receiver].incoming_seconds);
       }
-      next_finish[self] = end + gamma_seconds_per_byte_ * load[self].reduced_bytes;
+      next_finish[self] = clock.advance(gamma_seconds_per_byte_ * load[self].reduced_bytes);
     }
     finish.swap(next_finish);
   }
@@ -689,17 +691,16 @@ Prediction ClosedFormModel::predict(const PreparedSchedule& prepared, std::int64
       std::vector<std::uint32_t>& start = rank_start[slot];
       start[nranks] = static_cast<std::uint32_t>(step_transfers.size());
       for (std::size_t self = 0; self < nranks; ++self) {
-        double end = finish[self];
+        StepClock clock(finish[self]);
         for (std::size_t i = start[self]; i < start[self + 1]; ++i) {
           const Transfer& transfer = step_transfers[i];
           const auto peer = static_cast<std::size_t>(transfer.peer);
           const std::size_t sender = transfer.sending ? self : peer;
           const std::size_t receiver = transfer.sending ? peer : self;
-          const double duration =
-              transfer.latency_seconds + std::max(load[sender].outgoing_seconds, load[receiver].incoming_seconds);
-          end = std::max(end, std::max(finish[sender], finish[receiver]) + duration);
+          clock.transfer(finish[sender], finish[receiver], transfer.latency_seconds, load[sender].outgoing_seconds,
+                         load[receiver].incoming_seconds);
         }
-        next_finish[self] = end + gamma_seconds_per_byte_ * load[self].reduced_bytes;
+        next_finish[self] = clock.advance(gamma_seconds_per_byte_ * load[self].reduced_bytes);
       }
       finish.swap(next_finish);
     }
