@@ -11,6 +11,7 @@
 
 #include "element_coverage.hpp"
 #include "reduce.hpp"
+#include "step_plan.hpp"
 #include "verify.hpp"
 
 namespace ringlab {
@@ -122,14 +123,15 @@ void check_ranks_agree(Communicator& comm, std::string_view description, std::ch
 }
 
 // How one rank runs a step (see schedule.hpp for the semantics):
-// 1. Every send reads its piece where the piece's current value lives: the output once a step
-//    wrote it there, otherwise the input (out-of-place calls start with everything in the input,
-//    so there is no up-front copy); a piece that lives partly in each is first completed in the
-//    output. Reducing receives find their left operand the same way.
+// 1. The step's plan (step_plan.hpp) says where each send reads its piece: where the piece's
+//    current value lives, the output once a step wrote it there, otherwise the input (out-of-place
+//    calls start with everything in the input, so there is no up-front copy); a piece that lives
+//    partly in each is first completed in the output. Reducing receives find their left operand
+//    the same way.
 // 2. A receive lands straight in the output (and a reducing one combines there as it arrives,
-//    when the backend can) unless a send of this step reads the same output elements or another
-//    receive of this step writes them; those land in scratch and are combined, in op order, once
-//    the overlapping sends completed.
+//    when the backend can) unless the plan sends it to scratch (a send of this step reads the
+//    same output elements or another receive of this step writes them); those are combined, in op
+//    order, once the overlapping sends completed.
 // 3. After the last step, elements no step wrote are copied from the input.
 void Executor::run(const RankPlan& plan, Communicator& comm, const void* send, void* recv, std::int64_t count,
                    DataType type, ReduceOp op, const ExecuteOptions& options) {
@@ -171,17 +173,11 @@ void Executor::run(const RankPlan& plan, Communicator& comm, const void* send, v
       comm.copy(output + bytes(gap.first), input + bytes(gap.first), bytes(gap.last - gap.first));
     in_output.add(first, last);
   };
-  // Where a piece's current value is read from, completing it in the output when it is split.
-  auto current_value = [&](const Piece& piece) -> const std::byte* {
-    const std::int64_t last = piece.first + piece.count;
-    if (!in_output.touches(piece.first, last)) return input;
-    if (!in_output.covers(piece.first, last)) complete_in_output(piece.first, last);
-    return output;
-  };
+  const PieceCut cut{count, plan.nchunks, piece_elements};
+  const CombinesOnReceive combines_on_receive = [&comm](int peer) { return comm.can_reduce_on_receive(peer); };
 
   std::vector<Transfer> sends;
   std::vector<Transfer> receives;
-  std::vector<Piece> pieces;
   // --trace: each step, and each piece's send, receive and reduction, as this rank saw them.
   const bool tracing = static_cast<bool>(options.step_trace);
   Clock::time_point step_start;
@@ -205,29 +201,25 @@ void Executor::run(const RankPlan& plan, Communicator& comm, const void* send, v
                                        transfer.peer, static_cast<double>(options.timeout.count()) / 1000.0));
       }
     };
+    // Where each piece is read from and lands (step_plan.hpp), the output first completed where
+    // a piece read from it still lay partly in the input.
+    const StepPlan step_plan = plan_step(plan.program.steps[step], cut, in_output, combines_on_receive);
+    for (const ElementCoverage::Range& gap : step_plan.completions)
+      comm.copy(output + bytes(gap.first), input + bytes(gap.first), bytes(gap.last - gap.first));
+    auto source_of = [&](const PlannedPiece& planned) -> const std::byte* {
+      if (planned.kind == OpKind::recv) return nullptr;
+      return planned.reads_output ? output : input;
+    };
     sends.clear();
     receives.clear();
-    for (const Op& operation : plan.program.steps[step]) {
-      pieces.clear();
-      append_pieces(pieces, operation.chunks, count, plan.nchunks, piece_elements);
-      for (const Piece& piece : pieces)
-        (operation.kind == OpKind::send ? sends : receives).push_back(Transfer{piece, operation.kind, operation.peer, nullptr, -1, nullptr});
-    }
-    for (Transfer& transfer : sends) transfer.source = current_value(transfer.piece);
-    for (Transfer& receive : receives)
-      if (receive.kind == OpKind::recv_reduce) receive.source = current_value(receive.piece);
+    for (const PlannedPiece& planned : step_plan.sends)
+      sends.push_back(Transfer{planned.piece, planned.kind, planned.peer, source_of(planned), -1, nullptr});
     std::int64_t scratch_bytes = 0;
-    for (std::size_t i = 0; i < receives.size(); ++i) {
-      Transfer& receive = receives[i];
-      const bool shared = std::any_of(sends.begin(), sends.end(), [&](const Transfer& s) {
-        return s.source == output && s.piece.overlaps(receive.piece);
-      }) || std::any_of(receives.begin(), receives.end(), [&](const Transfer& r) {
-        return &r != &receive && r.piece.overlaps(receive.piece);
-      });
-      const bool direct = !shared && (receive.kind == OpKind::recv || comm.can_reduce_on_receive(receive.peer));
-      if (!direct) {
-        receive.scratch_offset = scratch_bytes;
-        scratch_bytes += static_cast<std::int64_t>(bytes(receive.piece.count));
+    for (const PlannedPiece& planned : step_plan.receives) {
+      receives.push_back(Transfer{planned.piece, planned.kind, planned.peer, source_of(planned), -1, nullptr});
+      if (planned.to_scratch) {
+        receives.back().scratch_offset = scratch_bytes;
+        scratch_bytes += static_cast<std::int64_t>(bytes(planned.piece.count));
       }
     }
     if (!scratch_ || scratch_owner_ != &comm || scratch_on_device_ != output_on_device ||

@@ -9,6 +9,8 @@
 #include <optional>
 #include <tuple>
 
+#include "step_clock.hpp"
+
 namespace ringlab {
 
 namespace {
@@ -431,14 +433,6 @@ VerifyResult verify(const Schedule& schedule) {
   return result;
 }
 
-namespace {
-// Later finish wins; ties go to the path with more terms so the reported coefficients are stable.
-bool later(const CriticalPath& a, const CriticalPath& b) {
-  return std::tie(a.seconds, a.latency_terms, a.beta_bytes, a.gamma_bytes) >
-         std::tie(b.seconds, b.latency_terms, b.beta_bytes, b.gamma_bytes);
-}
-}  // namespace
-
 CriticalPath critical_path(const Schedule& schedule, const CostModel& model, double message_bytes) {
   if (const auto problems = check_structure(schedule); !problems.empty())
     throw std::invalid_argument("cannot price a malformed schedule: " + problems.front());
@@ -446,6 +440,11 @@ CriticalPath critical_path(const Schedule& schedule, const CostModel& model, dou
   const std::vector<RankProgram> programs = materialise(schedule);
   const int steps = schedule.num_steps();
   const double chunk_bytes = message_bytes / static_cast<double>(schedule.nchunks);
+  // The step clock's times with their terms: a route's latency is one alpha, a port's load its
+  // bytes at beta, a reduction its bytes at gamma.
+  const CriticalPath latency{model.alpha_seconds, 1.0, 0.0, 0.0};
+  auto at_beta = [&](double bytes) { return CriticalPath{model.beta_seconds_per_byte * bytes, 0.0, bytes, 0.0}; };
+  auto at_gamma = [&](double bytes) { return CriticalPath{model.gamma_seconds_per_byte * bytes, 0.0, 0.0, bytes}; };
   std::vector<CriticalPath> finish(nranks);
   std::vector<double> out_bytes(nranks);
   std::vector<double> in_bytes(nranks);
@@ -464,31 +463,21 @@ CriticalPath critical_path(const Schedule& schedule, const CostModel& model, dou
     for (std::size_t rank = 0; rank < nranks; ++rank) {
       const Step* ops = ops_of(rank);
       if (!ops || ops->empty()) continue;
-      CriticalPath latest = finish[rank];
-      bool first = true;
+      StepClock<CriticalPath> clock(finish[rank]);
       double reduced = 0.0;
       for (const Op& op : *ops) {
         const auto peer = static_cast<std::size_t>(op.peer);
         const std::size_t sender = op.kind == OpKind::send ? rank : peer;
         const std::size_t receiver = op.kind == OpKind::send ? peer : rank;
-        CriticalPath start = later(finish[peer], finish[rank]) ? finish[peer] : finish[rank];
-        const double bytes = std::max(out_bytes[sender], in_bytes[receiver]);
-        start.latency_terms += 1.0;
-        start.beta_bytes += bytes;
-        start.seconds += model.alpha_seconds + model.beta_seconds_per_byte * bytes;
-        if (first || later(start, latest)) latest = start;
-        first = false;
+        clock.transfer(finish[sender], finish[receiver], latency, at_beta(out_bytes[sender]), at_beta(in_bytes[receiver]));
         if (op.kind == OpKind::recv_reduce) reduced += static_cast<double>(op.chunks.size()) * chunk_bytes;
       }
-      latest.gamma_bytes += reduced;
-      latest.seconds += model.gamma_seconds_per_byte * reduced;
-      next[rank] = latest;
+      next[rank] = clock.advance(at_gamma(reduced));
     }
     finish = std::move(next);
   }
   CriticalPath result;
-  for (const CriticalPath& path : finish)
-    if (later(path, result)) result = path;
+  for (const CriticalPath& path : finish) result = later_of(result, path);
   return result;
 }
 

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "schedule.hpp"
@@ -57,21 +58,37 @@ std::string verifier_cost_problem(const Schedule& schedule);
 // Refuses (as an error of the result) a schedule over the limits above before allocating.
 VerifyResult verify(const Schedule& schedule);
 
-// Per-port contention-free model: a message's transfer takes alpha + beta * max(bytes the sender
-// sends in that step, bytes the receiver receives in that step) and starts when both ends have
-// finished the previous step; a rank's step ends when its transfers have ended plus gamma times
-// the bytes it reduces. The result is the latest rank's finish, as coefficients of the critical path.
+// Per-port contention-free model, the step clock's (step_clock.hpp): a message's transfer takes
+// alpha + beta * max(bytes the sender sends in that step, bytes the receiver receives in that
+// step) and starts when both ends have finished the previous step; a rank's step ends when its
+// transfers have ended plus gamma times the bytes it reduces. The result is the latest rank's
+// finish, as coefficients of the critical path. Coefficients are >= 0.
 struct CostModel {
   double alpha_seconds = 0.0;
   double beta_seconds_per_byte = 0.0;
   double gamma_seconds_per_byte = 0.0;
 };
 
+// A time on the step clock that carries the terms it is made of.
 struct CriticalPath {
   double seconds = 0.0;
   double latency_terms = 0.0;  // number of alphas on the path
   double beta_bytes = 0.0;     // bytes charged at beta
   double gamma_bytes = 0.0;    // bytes charged at gamma
+
+  // Term by term.
+  friend CriticalPath operator+(const CriticalPath& a, const CriticalPath& b) {
+    return {a.seconds + b.seconds, a.latency_terms + b.latency_terms, a.beta_bytes + b.beta_bytes,
+            a.gamma_bytes + b.gamma_bytes};
+  }
+  // The later finish; between equal finishes the path with more terms, so that the reported
+  // coefficients are stable; the first of two equal paths.
+  friend CriticalPath later_of(const CriticalPath& a, const CriticalPath& b) {
+    return std::tie(b.seconds, b.latency_terms, b.beta_bytes, b.gamma_bytes) >
+                   std::tie(a.seconds, a.latency_terms, a.beta_bytes, a.gamma_bytes)
+               ? b
+               : a;
+  }
 };
 
 // Throws std::invalid_argument when the schedule is not well formed (see check_structure).

@@ -10,9 +10,10 @@
 //   latency(route) + max(out(s), in(d)) later;
 // - the rank's step ends when all its transfers have ended, plus gamma * the bytes it reduces
 //   (recv_reduce), which is not overlapped with the transfers.
-// A rank with no op in a step keeps its time. The prediction is the latest rank's finish (when
-// every rank provably runs alike, rank 0's, computed alone: predict_symmetric). On a
-// uniform network (every route alike) this gives DESIGN.md's formulas, alpha = route latency and
+// That is the step clock's rule (collectives/step_clock.hpp), which every path of the model
+// prices by. A rank with no op in a step keeps its time. The prediction is the latest rank's
+// finish (when every rank provably runs alike, rank 0's, computed alone). On a uniform network
+// (every route alike) this gives the formulas of docs/algorithms.md, alpha = route latency and
 // beta = 1 / route bandwidth: a server's N-1 incoming messages cost (N-1) n beta (incast), a
 // send and a receive in the same step cost max, not sum.
 // A topology with footprint curves (a calibrated host-shm) is priced as it is at the call's
@@ -36,6 +37,8 @@
 #include "topology.hpp"
 
 namespace ringlab::simulator {
+
+class OpBytes;  // closed_form_ops.hpp
 
 // A round figure for one CPU core summing float32 arrays (about 10 GB/s of reduced bytes); pass
 // a measured figure (ringlab calibrate, later) for real predictions.
@@ -105,36 +108,15 @@ class ClosedFormModel {
   double gamma_seconds_per_byte() const { return gamma_seconds_per_byte_; }
 
  private:
-  // A circulant schedule with equal chunks on a network where each offset it uses costs the same
-  // from every rank runs alike on every rank: rank 0 alone is priced, O(steps x ops) instead of
-  // O(steps x ops x N). Nothing when those conditions do not hold.
-  std::optional<Prediction> predict_symmetric(const Schedule& schedule, std::int64_t count, DataType type);
-  // A circulant schedule whose chunks are not all equal (count not a multiple of nchunks) on a
-  // network where each offset it uses costs the same from every rank: every rank is walked, but
-  // per step and template op over arrays indexed by rank (each op's bytes from a table of chunk
-  // starts, the route cost once per op), with no per-rank route look-up or record; the same
-  // maxima and sums as the rank-by-rank walk (on a fixed grid of integer ticks when the schedule
-  // has runs of rotated steps, so that equal advances are exactly equal; rotated_run.hpp).
-  // Within a run of steps that are rotations of one another (ring's reduce-scatter, then its
-  // all-gather), after its first two steps only the ranks whose sources advanced unevenly are
-  // computed, the others advanced by their last advance, and once none is uneven the rest of the run is added in one go
-  // (steps_extrapolated; rotated_run.hpp): equal to the walk up to rounding, O(N + steps x uneven
-  // ranks) per run instead of O(N x steps). Ranks loads_period apart run alike, so only that many
-  // are walked (1024 float32 on 65536 ranks: 64). Nothing when a used offset's cost varies between
-  // ranks.
-  std::optional<Prediction> predict_circulant(const Schedule& schedule, std::int64_t count, DataType type);
-  // An explicit schedule, packed: every rank walked step by step from the packed ops, the same
-  // arithmetic in the same order as the windowed walk of predict (which remains for circulant
-  // schedules on networks whose offsets do not cost alike, and for schedules too large to pack);
-  // or, when the packed ranks are alike in shape (CompactSchedule::ranks_alike_in_shape), the
-  // chunks equal and every pair of ranks costs alike (RouteCosts::every_pair_alike), rank 0's ops
-  // alone (Prediction::ranks_alike), the walk's result to the last bit. An unprepared explicit
-  // schedule is first checked rank by rank against rank 0 (predict_alike in closed_form.cpp):
-  // when every rank carries rank 0's loads step by step, rank 0 alone is priced
-  // (Prediction::ranks_alike), the walk's result to the last bit.
-  Prediction predict_compact(const Schedule& schedule, const CompactSchedule& compact, std::int64_t count, DataType type);
+  // The shortcuts, each in its own file with the condition under which it equals the walk;
+  // nothing (std::nullopt) where that condition does not hold.
+  std::optional<Prediction> predict_symmetric(const Schedule& schedule, std::int64_t count, DataType type);  // closed_form_symmetric.cpp
+  std::optional<Prediction> predict_circulant(const Schedule& schedule, std::int64_t count, DataType type);  // closed_form_circulant.cpp
+  Prediction predict_compact(const Schedule& schedule, const CompactSchedule& compact, std::int64_t count, DataType type);  // closed_form_compact.cpp
+  // The walk every shortcut equals (closed_form_walk.cpp), in windows of steps.
+  Prediction predict_walk(const Schedule& schedule, const OpBytes& bytes_of);
 
-  // What pass 1 of predict records for pass 2, one window of steps at a time (at most about
+  // What pass 1 of the walk records for pass 2, one window of steps at a time (at most about
   // 128 MiB), kept between calls so that a sweep does not fault in fresh pages on every call.
   struct PortLoad {  // one rank in one step
     double outgoing_seconds = 0;  // serialisation time of its sends on its outgoing port

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "step_clock.hpp"
+
 namespace ringlab::simulator {
 namespace {
 
@@ -56,14 +58,15 @@ RotatedRunWalk walk_rotated_run(const RotatedRunLoads& loads, std::span<const Ro
   auto step_of = [&](std::size_t slot, int step) {
     auto turned = [&](std::size_t at) { return lazy.at(wrap(at + n - q), step); };  // A(at) = x[at - q]
     const Ticks own = turned(slot);
-    Ticks end = own;
+    StepClock clock(own);
     for (const RotatedRunOp& op : ops) {
       const std::size_t peer = wrap(slot + op.offset);
-      const Ticks duration = op.latency + (op.sending ? std::max(loads.outgoing[slot], loads.incoming[peer])
-                                                      : std::max(loads.outgoing[peer], loads.incoming[slot]));
-      end = std::max(end, std::max(own, turned(peer)) + duration);
+      if (op.sending)
+        clock.transfer(own, turned(peer), op.latency, loads.outgoing[slot], loads.incoming[peer]);
+      else
+        clock.transfer(turned(peer), own, op.latency, loads.outgoing[peer], loads.incoming[slot]);
     }
-    return end + loads.reduction[slot];
+    return clock.advance(loads.reduction[slot]);
   };
   auto even = [&](std::size_t slot) {
     const Ticks own = lazy.advance(slot);
