@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Issue 6's accuracy goal under train's default learning rate (0.005): dp and hybrid at N = 4 on
-# synthetic CIFAR-format files (make-cifar, read back by the CIFAR-10 reader), cifar-vgg (FC 4096 -> 4096 -> 10), 150 steps of global batch 32, every batch
-# unseen, for several seeds of the initial weights; no --lr is passed. summary.md: mean accuracy
-# over the last 20 steps (640 images), final loss, images/s per mode and seed. Usage (from the
-# repository root, after a build; SEEDS default "1 2 3"):
+# synthetic CIFAR-format files (make-cifar, read back by the CIFAR-10 reader), cifar-vgg
+# (FC 4096 -> 4096 -> 10), 150 steps of global batch 32, every batch unseen, for several seeds of
+# the initial weights. summary.md: mean accuracy over the last 20 steps (640 images), final loss,
+# images/s per mode and seed. Usage (from the repository root, after a build; SEEDS default "1 2 3"):
 #   RINGLAB=build/release/cli/ringlab OUT=results/training/DATE bash scripts/train-accuracy.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
