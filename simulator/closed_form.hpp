@@ -11,10 +11,10 @@
 // - the rank's step ends when all its transfers have ended, plus gamma * the bytes it reduces
 //   (recv_reduce), which is not overlapped with the transfers.
 // A rank with no op in a step keeps its time. The prediction is the latest rank's finish (when
-// every rank provably runs alike, rank 0's, computed alone: predict_symmetric). On a
-// uniform network (every route alike) this gives the alpha-beta-gamma cost formulas,
-// alpha = route latency and beta = 1 / route bandwidth: a server's N-1 incoming messages cost (N-1) n beta (incast), a
-// send and a receive in the same step cost max, not sum.
+// every rank provably runs alike, rank 0's, computed alone: predict_symmetric). On a uniform
+// network (every route alike) this gives the alpha-beta-gamma cost formulas, alpha = route
+// latency and beta = 1 / route bandwidth: a server's N-1 incoming messages cost (N-1) n beta
+// (incast), a send and a receive in the same step cost max, not sum.
 // A topology with footprint curves (a calibrated host-shm) is priced as it is at the call's
 // footprint (job_footprint.hpp, which depends on the placement): Topology::at_footprint, then the
 // steps above; gamma follows the topology's gamma curve unless the model was given a gamma other
