@@ -27,4 +27,4 @@ done
 # the measured CPU run's setting, predicted with its measured CPU profile on the host-shm model
 $ringlab simulate --workload vgg16-miniimagenet --profile $out/profile-cpu-vgg16-miniimagenet.json --force \
     --topology host-shm:4,cores=2 --batch 32 --json $out/predict-host-shm-n4.json > $out/predict-host-shm-n4.txt
-/usr/bin/python3 plotting/replay_plot.py $out/curve-nvswitch-n*.json --out $out/plots
+"${PYTHON:-python3}" plotting/replay_plot.py $out/curve-nvswitch-n*.json --out $out/plots
