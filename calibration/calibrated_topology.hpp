@@ -2,7 +2,7 @@
 // (docs/calibration.md). Steps:
 //   1. alpha, beta of one-way time = alpha + bytes * beta, over the median samples of every
 //      measured pair pooled (the host-shm model has one alpha and one beta; each pair is also
-//      fitted alone, for the record). Times on this machine are not linear in size (cache-resident
+//      fitted alone, for the record). Times on a CPU host are not linear in size (cache-resident
 //      messages move several times faster per byte than 64 MiB ones), so one line fitted over all
 //      sizes serves neither end. alpha comes from the small sizes and beta from the large ones:
 //      a. alpha0 = median time of the sizes <= alpha_max_bytes (latency-bound);

@@ -26,10 +26,9 @@ constexpr int stream_tag = 4;
 constexpr int gather_tag = 5;
 constexpr int release_tag = 6;
 // Timed round trips per size at least: on a loaded machine a round trip now and then waits a
-// scheduler slice (1.4 ms beside busy loops on the 2-core VM, against 0.1-0.3 ms for 1 MiB), and
-// with 5 the median was such a wait whenever 3 of them were; with 25 it takes 13 (issue 27).
-// Where --min-time asks for more (at the default 0.2 s every round trip under 8 ms: up to 64 MiB
-// at N = 2 on that VM, 28 round trips recorded) nothing changes.
+// scheduler slice (longer than a 1 MiB round trip), and with 5 the median was such a wait
+// whenever 3 of them were; with 25 it takes 13 (issue 27). Where --min-time asks for more
+// (at the default 0.2 s, every round trip under 8 ms) nothing changes.
 constexpr double min_round_trips = 25;
 
 // Untimed round trips before each size: more for small messages, whose first trips pay for page
@@ -142,7 +141,7 @@ void ping_pong_second(Communicator& comm, PairBuffers& buffers, std::int64_t byt
 }
 
 // Streaming rounds per size, the same on every rank without a message: about 256 MiB per rank,
-// 3 .. 500 (500 rounds of 128 KiB take about 10 ms here).
+// 3 .. 500.
 std::int64_t concurrent_iterations(std::int64_t bytes) {
   return std::clamp<std::int64_t>((std::int64_t{256} << 20) / std::max<std::int64_t>(bytes, 1), 3, 500);
 }
@@ -268,8 +267,8 @@ std::vector<std::int64_t> reduce_sizes() {
   std::vector<std::int64_t> sizes = {in_cache_operand_bytes, 256 * kib, 1 * mib, 4 * mib};  // in cache (footprint 3 s)
   std::erase_if(sizes, [&](std::int64_t bytes) { return bytes >= base; });
   // Where the operands leave the cache, every power of two: with only 4 MiB and s measured, the
-  // gamma curve interpolated across the cache's edge and priced reductions there up to a fifth too
-  // cheap (48 MiB footprint: 5.8e-11 s/B against 7.4e-11 measured; docs/calibration.md).
+  // gamma curve interpolated across the cache's edge and priced reductions there too cheap
+  // (docs/calibration.md).
   for (std::int64_t bytes = 8 * mib; bytes < base; bytes *= 2) sizes.push_back(bytes);
   for (std::int64_t factor : {1, 2, 4}) sizes.push_back(factor * base);  // out of cache
   return sizes;

@@ -1,8 +1,7 @@
 // A calibrated topology with a node per CPU, for ranks that are each bound to one CPU with some
 // CPUs shared (more ranks than cores under `mpiexec -bind-to core`). Two ranks on one CPU copy
-// through that CPU's cache and take turns on it; two ranks on two CPUs copy across them. On the
-// 2-vCPU VM of results/README.md the first moved 512 KiB at 15.5 GB/s, the second at 5.4 GB/s,
-// which one host-shm bandwidth cannot follow (halving_doubling at N = 4 was predicted 2x slow).
+// through that CPU's cache and take turns on it; two ranks on two CPUs copy across them. The two
+// kinds of pair can differ in bandwidth by a factor, which one host-shm bandwidth cannot follow.
 // Steps (docs/calibration.md, "Per-CPU topology"):
 //   1. each rank's CPU from the recorded placement; none when a rank may run on several CPUs;
 //   2. the measured pairs split into same-CPU and cross-CPU pairs; each class's samples pooled and
@@ -14,15 +13,15 @@
 //      same-CPU fit; scaled as host-shm scales (bandwidth x C/N, latency x N/C, gamma x N/C);
 //   4. routes take the fewest hops, then the least latency (topology/routing.hpp): both paths
 //      of a pair have two hops, so the same-CPU latency is written at most 0.99 x the cross-CPU
-//      one, which sends same-CPU pairs through their CPU. The same-CPU alpha measured higher
-//      (2.8 us against 1.1 us: the two ranks take turns), so up to that difference per step is
-//      given up (under 3 us a step; compare judges sizes >= 64 KiB);
+//      one, which sends same-CPU pairs through their CPU. The same-CPU alpha can fit higher
+//      (the two ranks take turns), so up to that difference per step is given up (a few us,
+//      small beside the sizes >= 64 KiB that compare judges);
 //   5. footprint curves: the memory bus and gamma as host-shm's; the links by one factor curve
 //      (link_bandwidth_factor): at each ping-pong size >= beta_min_bytes, each class's median
 //      over its pairs of bytes / (time - its alpha), times its beta (1 where the class follows
 //      its line), the two classes averaged. Normalising each class by its own beta keeps the
-//      factor from carrying the classes' difference (the pooled curve over the pooled 1/beta
-//      read 0.58-0.77 on the VM of results/README.md, mostly the gap between the classes);
+//      factor from carrying the classes' difference (a pooled curve over the pooled 1/beta
+//      would mostly read the gap between the classes);
 //   6. CPU sharing (Topology::cpu_sharing): each rank's CPU, the share C/N the links were written
 //      for, and what a waiting rank costs a busy one on its CPU, from the waiting-mates
 //      measurement: the pair's ping-pong takes r times as long while the other ranks poll as

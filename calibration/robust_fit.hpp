@@ -35,9 +35,9 @@ namespace ringlab::calibration {
 // Below this factor over the reference line no sample is an outlier, however tightly the others
 // fit ...
 inline constexpr double min_outlier_factor = 2.0;
-// ... nor within this many typical misfits (median |ln(t / line)|) of it. The 246 committed
-// calibrations (results/calibration) have ping-pong samples up to 3.1 x a Theil–Sen line of their
-// sizes >= 64 KiB (a machine's cache edge), but none beyond 2.6 typical misfits: none is dropped.
+// ... nor within this many typical misfits (median |ln(t / line)|) of it: a machine's cache edge
+// puts ping-pong samples several times off a Theil–Sen line of the sizes >= 64 KiB, but within a
+// few typical misfits, and those must not be dropped.
 inline constexpr double outlier_misfits = 4.0;
 
 // The median of the slopes (t_j - t_i) / (x_j - x_i) over every two samples of different x (the

@@ -20,8 +20,8 @@ namespace ringlab::calibration {
 
 namespace {
 
-// Filling a whole operand element by element took longer than timing it (0.3-0.7 s per 64 MiB
-// buffer on the loaded 2-core VM): fill_input's values for the first 1 MiB, repeated.
+// Filling a whole operand element by element takes longer than timing it: fill_input's values
+// for the first 1 MiB, repeated.
 constexpr std::size_t pattern_bytes = std::size_t{1} << 20;
 
 void fill_operand(std::vector<std::byte>& buffer, DataType type, ReduceOp op, int rank) {

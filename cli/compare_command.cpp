@@ -84,8 +84,8 @@ std::string placement_text(const std::vector<std::string>& rank_cpus) {
 }
 
 // A sweep measured with its ranks on other CPUs than the calibration's is compared with a
-// machine the topology does not describe (on the 2-vCPU VM, halving_doubling at N = 4 took
-// 1.7 ms bound and 3.1 ms unbound at 4 MiB): said in a note, not refused.
+// machine the topology does not describe (bound and unbound runs of one all-reduce can differ
+// by a factor): said in a note, not refused.
 void note_placements(const std::vector<simulator::MeasuredReport>& reports, const std::vector<std::string>& calibrated,
                      std::vector<std::string>& notes) {
   if (calibrated.empty()) return;

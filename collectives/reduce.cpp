@@ -220,8 +220,8 @@ struct MaxOp {
 };
 
 // Asks for the operands' cache lines 2 KiB ahead. The hardware prefetchers alone leave the
-// float16/bfloat16 loops, which compute more per byte, at about 0.7x float32's bytes per second out
-// of cache on the machines measured; with this they run at memory speed (docs/reduce-kernels.md).
+// float16/bfloat16 loops, which compute more per byte, well below float32's bytes per second out
+// of cache; with this they run at memory speed (docs/reduce-kernels.md).
 // A prefetch past the end of an array never faults; the address is formed as an integer so no
 // pointer leaves its array.
 inline void prefetch_ahead(const void* first, const void* second) {

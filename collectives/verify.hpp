@@ -44,11 +44,10 @@ struct VerifierCost {
 };
 VerifierCost verifier_cost(const Schedule& schedule);
 
-// Limits verify() holds a schedule to, well under a workstation's memory (the old limit, 4 GiB
-// of bitsets, let a process reach 4.2 GB). A ring all-reduce of 1024 ranks needs 0.38 GiB (peak
-// RSS 0.4 GB) and 7.4e7 operations (3 s here); one of 2048 ranks (2.0 GiB; its reduce-scatter
-// 1.5 GiB) is refused. A unit of work took 1 to 40 ns here, so the work limit is seconds to a
-// minute; --time-limit bounds the rest.
+// Limits verify() holds a schedule to, well under a workstation's memory. A ring all-reduce of
+// 1024 ranks needs 0.38 GiB of state and 7.4e7 operations; one of 2048 ranks (2.0 GiB; its
+// reduce-scatter 1.5 GiB) is refused. A unit of work costs nanoseconds, so the work limit is
+// seconds to a minute; --time-limit bounds the rest.
 inline constexpr double max_verifier_state_bytes = 0.5 * (1 << 30);
 inline constexpr double max_verifier_work = 1.0 * (1 << 30);
 

@@ -20,10 +20,9 @@ Steps:
   4. each file on its own: a per-CPU calibration fits its same-CPU pairs and its cross-CPU pairs
      apart (calibration.cpu_classes) and prices each class with one line, which holds when the
      pairs of a class run alike. A class whose samples fit their line with a median |residual|
-     above --max-class-residual had pairs that did not (on 2026-12-05, one cross-CPU pair of four
-     at 18-19 GB/s, the other three at 5.6-6.2), and the before/after drift does not see it when
-     both calibrations caught the same state. Seen here: 4.5-11 % in rounds that met the
-     accuracy goal, 21 % once, 45-50 % in those three rounds (results/README.md).
+     above --max-class-residual had pairs that did not (one pair of a class several times faster
+     than the others), and the before/after drift does not see it when both calibrations caught
+     the same state.
 Exit status: 0 when every kind's drift is <= --tolerance and every class fits within
 --max-class-residual, 1 otherwise, 2 on bad input (a message names the file and the field).
 Usage: calibration_drift.py BEFORE.json AFTER.json [--tolerance 0.10] [--min-bytes 65536]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 4's calibration and comparison on this machine (results/README.md, "Calibration").
+# Issue 4's calibration and comparison on this machine (docs/calibration.md).
 # For N = 2, 4 and 8 (mpi backend), in rounds:
 #   1. calibrate (before), 2. a bench sweep, 3. calibrate again (after);
 #   4. plotting/calibration_drift.py: did the machine change during the round? (the ping-pong,

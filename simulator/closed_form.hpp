@@ -13,7 +13,7 @@
 // That is the step clock's rule (collectives/step_clock.hpp), which every path of the model
 // prices by. A rank with no op in a step keeps its time. The prediction is the latest rank's
 // finish (when every rank provably runs alike, rank 0's, computed alone). On a uniform network
-// (every route alike) this gives the formulas of docs/algorithms.md, alpha = route latency and
+// (every route alike) this gives the alpha-beta-gamma cost formulas, alpha = route latency and
 // beta = 1 / route bandwidth: a server's N-1 incoming messages cost (N-1) n beta (incast), a
 // send and a receive in the same step cost max, not sum.
 // A topology with footprint curves (a calibrated host-shm) is priced as it is at the call's

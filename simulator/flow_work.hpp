@@ -17,7 +17,7 @@ namespace ringlab::simulator {
 // cut into segments of at most `segment_bytes` (0: whole transfers). A double: no overflow.
 double flow_level_flows(const Schedule& schedule, std::int64_t count, DataType type, std::int64_t segment_bytes);
 
-// The most flows one `ringlab simulate` run may start in all (about 30 s to a few minutes here).
+// The most flows one `ringlab simulate` run may start in all (seconds to minutes of work).
 inline constexpr double max_simulated_flows = 2e8;
 
 }  // namespace ringlab::simulator

@@ -5,7 +5,7 @@
 //
 // cuBLAS is opened at run time (dlopen of RINGLAB_CUBLAS_SONAME, CublasLibrary) when a GPU backend
 // is made: linked, libcublas and libcublasLt (600 MB) would be mapped and relocated at every start
-// of ringlab, 0.25 s each on the 2-core build VM, though only --compute gpu uses them. cuDNN's
+// of ringlab, a noticeable start-up cost, though only --compute gpu uses them. cuDNN's
 // libcudnn.so is a small loader that opens its parts on first use, so it is linked.
 #pragma once
 

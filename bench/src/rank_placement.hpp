@@ -1,7 +1,7 @@
 // Which CPUs each rank may run on, as a report states it (nccl-tests prints each rank's device;
 // on a CPU host the CPUs are what decide the time). With more ranks than CPUs and no binding
-// the OS decides which ranks share a CPU, and on the 2-vCPU VM of results/README.md that moved
-// an all-reduce at N = 4 by up to 1.8x between runs; `mpiexec -bind-to core` fixes the placement.
+// the OS decides which ranks share a CPU, which can move an all-reduce's time from run to run;
+// `mpiexec -bind-to core` fixes the placement.
 #pragma once
 
 #include <chrono>

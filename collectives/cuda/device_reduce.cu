@@ -35,9 +35,8 @@ struct alignas(vector_bytes) Pack {
 // hot path. reduce_ops::Arith (the CPU's) for every type but float16 and bfloat16, which use the
 // GPU's conversion instructions instead of datatype.hpp's bit routines:
 // - why: those routines cost about 35 integer PTX instructions and several branches per float16
-//   element (and a loop per subnormal). At an H200's copy speed (0.7 T elements per second, 6
-//   bytes moved each) that is 25 T integer instructions per second, more than its SMs issue
-//   (roughly 132 SMs x 64 lanes x 1.98 GHz = 17 T): the kernel would be compute bound. With the
+//   element (and a loop per subnormal). At a current GPU's copy speed that is more integer
+//   instructions per second than its SMs issue: the kernel would be compute bound. With the
 //   instructions, a float16 lane is 2 HADD2.F32 (widening), the operation, a NaN test and half
 //   an F2FP (ptxas packs two narrowings into one) in the sm_90 code.
 // - same bits for every value that is not NaN: widening is exact (subnormals included; nvcc
