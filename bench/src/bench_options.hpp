@@ -9,7 +9,7 @@
 #include "algorithms/algorithm.hpp"
 #include "datatype.hpp"
 #include "fault_injection.hpp"
-#include "statistics.hpp"
+#include "converge_rule.hpp"
 
 namespace ringlab::bench {
 
