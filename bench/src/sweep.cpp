@@ -7,8 +7,8 @@
 
 #include <fmt/format.h>
 
-#include "clock_offset.hpp"
 #include "bandwidth.hpp"
+#include "clock_offset.hpp"
 #include "execute.hpp"
 #include "placement.hpp"
 #include "test_data.hpp"
