@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "sweep.hpp"
+#include "statistics.hpp"
 
 namespace ringlab::calibration {
 
@@ -78,7 +78,7 @@ const char* name_of(SlopeMethod method);
 // Fills relative_residuals, median_abs_residual and max_abs_residual of `fit` over `samples`.
 void set_residuals(LinearFit& fit, std::span<const Sample> samples);
 
-// The nearest-rank median (bench's p50), 0 for no values.
-inline double median(std::vector<double> values) { return bench::nearest_rank_quantile(std::move(values), 0.5); }
+// The nearest-rank median (a report row's p50, report/statistics.hpp), 0 for no values.
+inline double median(std::vector<double> values) { return report::nearest_rank_quantile(std::move(values), 0.5); }
 
 }  // namespace ringlab::calibration

@@ -41,7 +41,7 @@
 
 namespace ringlab::calibration {
 
-// Step 1: the one CPU of each rank from lists like "3" (bench::RankCpus::list); nullopt when a
+// Step 1: the one CPU of each rank from lists like "3" (report::RankCpus::list); nullopt when a
 // list is empty or names more than one CPU.
 std::optional<std::vector<int>> cpu_of_each_rank(const std::vector<std::string>& cpu_lists);
 

@@ -19,8 +19,10 @@
 #include "nccl_tests_format.hpp"
 #include "nccl_tests_json.hpp"
 #include "placement.hpp"
+#include "rank_cpus_exchange.hpp"
 #include "rank_placement.hpp"
-#include "report.hpp"
+#include "bench_report.hpp"
+#include "utc_timestamp.hpp"
 #include "sweep.hpp"
 #include "type_op_sweep.hpp"
 #include "cli_util.hpp"
@@ -172,7 +174,7 @@ double measure_memcpy_alone(Communicator& comm, const bench::BenchOptions& optio
     }
     return 0.0;
   }
-  const double gbps = bench::measure_memcpy_gbps(std::size_t{64} << 20, 5);
+  const double gbps = report::measure_memcpy_gbps(std::size_t{64} << 20, 5);
   std::vector<RequestPtr> releases;
   for (int peer = 1; peer < comm.size(); ++peer) releases.push_back(comm.post_send({&token, 1}, peer, memcpy_release_tag));
   for (RequestPtr& release : releases) release->wait(deadline, "memcpy measurement (releasing ranks)");
@@ -193,13 +195,13 @@ nlohmann::json trace_types_and_ops(const bench::TypeOpList& list) {
 // Writes -J and --csv from the finished report (rank 0), saying where unless they go to standard output.
 void write_other_formats(const BenchArguments& arguments, const nlohmann::json& report, int standard_output) {
   if (!arguments.nccl_json.empty()) {
-    const std::string end_time = bench::nccl_tests_time(bench::utc_timestamp());
-    io::write_json_file(arguments.nccl_json, bench::make_nccl_tests_json(report, {end_time}), 1, standard_output);
+    const std::string end_time = ringlab::report::nccl_tests_time(ringlab::report::utc_timestamp());
+    io::write_json_file(arguments.nccl_json, ringlab::report::make_nccl_tests_json(report, {end_time}), 1, standard_output);
     if (!io::is_standard_output(arguments.nccl_json))
       fmt::print("# nccl-tests JSON written to {}\n", arguments.nccl_json);
   }
   if (!arguments.csv.empty()) {
-    io::write_output_file(arguments.csv, bench::report_csv(report), standard_output);
+    io::write_output_file(arguments.csv, ringlab::report::report_csv(report), standard_output);
     if (!io::is_standard_output(arguments.csv)) fmt::print("# CSV written to {}\n", arguments.csv);
   }
 }
@@ -214,7 +216,7 @@ int run_bench(Communicator& comm, const BenchArguments& arguments, const std::ve
   });
   const bool leader = comm.rank() == 0;
   bench::RunDescription run{arguments.command_line, backend, comm.transport_description(), comm.size(),
-                            bench::describe_machine(backend == "mpi" || backend == "nccl" ? std::optional(mpi_library_name()) : std::nullopt),
+                            report::describe_machine(backend == "mpi" || backend == "nccl" ? std::optional(mpi_library_name()) : std::nullopt),
                             std::move(notes), std::nullopt, {}, {}, {}};
 #ifdef RINGLAB_HAVE_CUDA
   if (leader) {
@@ -224,12 +226,12 @@ int run_bench(Communicator& comm, const BenchArguments& arguments, const std::ve
     run.machine.gpus = std::move(gpus.gpus);
   }
 #endif
-  const std::vector<bench::RankCpus> rank_cpus = during_setup("exchanging the ranks' CPUs", timeout, [&] {
+  const std::vector<report::RankCpus> rank_cpus = during_setup("exchanging the ranks' CPUs", timeout, [&] {
     return bench::gather_rank_cpus(comm, Clock::now() + timeout_from_seconds(timeout));
   });
-  run.rank_cpus = bench::cpu_lists(rank_cpus);
-  run.placement = bench::describe_placement(rank_cpus);
-  if (leader) run.verdict = bench::judge_placement(rank_cpus);
+  run.rank_cpus = report::cpu_lists(rank_cpus);
+  run.placement = report::describe_placement(rank_cpus);
+  if (leader) run.verdict = report::judge_placement(rank_cpus);
   run.machine.memcpy_gbps = during_setup("the memcpy measurement, ranks other than 0 waiting for it", timeout,
                                          [&] { return measure_memcpy_alone(comm, options); });
   // Buffers for the largest size of any case (sizes are rounded down to each type's element size).
@@ -243,7 +245,7 @@ int run_bench(Communicator& comm, const BenchArguments& arguments, const std::ve
   const bool nccl_tests_table = arguments.format == "nccl-tests";
   const bool print_table = leader && !options.quiet;
   if (print_table && nccl_tests_table) {
-    fmt::print("{}", bench::nccl_tests_preamble(bench::merge_type_op_reports({bench::make_report(run, options, {}, false)}, type_ops)));
+    fmt::print("{}", report::nccl_tests_preamble(bench::merge_type_op_reports({bench::make_report(run, options, {}, false)}, type_ops)));
     std::fflush(stdout);
   } else if (print_table) {
     bench::print_header(stdout, run, options);
@@ -268,13 +270,13 @@ int run_bench(Communicator& comm, const BenchArguments& arguments, const std::ve
                         {"placement", placement}, {"datatype", type}, {"op", op}, {"ranks", comm.size()}});
     };
   std::vector<nlohmann::json> finished;   // rank 0: the report of each (type, op) measured
-  std::vector<bench::ResultRow> all_rows;  // rank 0: every row of every case
+  std::vector<report::ResultRow> all_rows;  // rank 0: every row of every case
   for (const BenchCase& bench_case : cases) {
     current_case = &bench_case;
-    std::vector<bench::ResultRow> measured;  // rank 0: every size of this case measured so far
+    std::vector<report::ResultRow> measured;  // rank 0: every size of this case measured so far
     const auto rows = bench::run_sweep(
         comm, bench_case.options, bench_case.sizes, buffers,
-        [&](const std::vector<bench::ResultRow>& size_rows) {
+        [&](const std::vector<report::ResultRow>& size_rows) {
           progress.clear();
           // The nccl-tests tables are one per algorithm, so they come when every size is measured.
           if (print_table && !nccl_tests_table) bench::print_size_rows(stdout, size_rows, bench_case.options);
@@ -304,7 +306,7 @@ int run_bench(Communicator& comm, const BenchArguments& arguments, const std::ve
   }
   const nlohmann::json report = bench::merge_type_op_reports(finished, type_ops);
   if (nccl_tests_table && print_table)
-    fmt::print("{}", bench::nccl_tests_text(report));
+    fmt::print("{}", ringlab::report::nccl_tests_text(report));
   else
     bench::print_footer(stdout, all_rows, options);
   if (write_json) {
@@ -313,7 +315,7 @@ int run_bench(Communicator& comm, const BenchArguments& arguments, const std::ve
   }
   write_other_formats(arguments, report, standard_output);
   const bool all_correct =
-      std::all_of(all_rows.begin(), all_rows.end(), [](const bench::ResultRow& row) { return row.wrong <= 0; });
+      std::all_of(all_rows.begin(), all_rows.end(), [](const report::ResultRow& row) { return row.wrong <= 0; });
   return all_correct ? 0 : 1;
 }
 
@@ -395,10 +397,10 @@ CommandRunner add_bench_command(CLI::App& app, const std::string& command_line) 
                                   "line above names the first)",
                                   arguments->sweep.type, arguments->op, cases.size()));
     const int ranks_here = backend == "threads" || backend == "cuda-peer" ? arguments->ranks : 1;
-    bench::check_memory(options, ranks_here, bench::available_memory_bytes());
+    bench::check_memory(options, ranks_here, report::available_memory_bytes());
     if (backend == "threads")  // the same 4 buffers a rank, with the threads' mailboxes and programs
       check_threads_job(arguments->ranks, 4.0 * static_cast<double>(options.max_bytes) * arguments->ranks,
-                         bench::available_memory_bytes());
+                         report::available_memory_bytes());
     check_output_option(arguments->sweep.json, arguments->sweep.force, "--json");
     check_output_option(arguments->nccl_json, arguments->sweep.force, "-J/--nccl-json");
     check_output_option(arguments->csv, arguments->sweep.force, "--csv");

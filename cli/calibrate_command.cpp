@@ -22,8 +22,9 @@
 #include "machine_info.hpp"
 #include "output_file.hpp"
 #include "per_cpu_topology.hpp"
+#include "rank_cpus_exchange.hpp"
 #include "rank_placement.hpp"
-#include "report.hpp"
+#include "utc_timestamp.hpp"
 #include "setup_phase.hpp"
 #include "topology_io.hpp"
 
@@ -345,7 +346,7 @@ int refit_from_report(const CalibrateArguments& arguments) {
                           "ranks_measured", "machine", "placement", "rank_cpus"})
     if (old_record.contains(key)) context[key] = old_record.at(key);
   context["refit"] = {{"from_report", arguments.from_report},
-                      {"created", bench::utc_timestamp()},
+                      {"created", report::utc_timestamp()},
                       {"command", arguments.command_line},
                       {"note", "measurements copied from from_report; only the fits are new"}};
   const int endpoints = arguments.endpoints.value_or(recorded.endpoints);
@@ -365,14 +366,14 @@ int run_calibrate(Communicator& comm, const CalibrateArguments& arguments, const
         comm.size()));
   // Refused before measuring: each rank knows whether it is bound (the rest is known on rank 0
   // only after the measurement, where choose_model says it).
-  if (const bench::RankCpus own = bench::this_thread_cpus(); arguments.model == "per-cpu" && own.count != 1)
+  if (const report::RankCpus own = report::this_thread_cpus(); arguments.model == "per-cpu" && own.count != 1)
     throw std::invalid_argument(fmt::format(
         "--model per-cpu needs every rank bound to one CPU, but rank {} may run on CPUs {}; run under 'mpiexec "
         "-bind-to core' (the threads backend does not bind)",
         comm.rank(), own.list));
-  const bench::MachineInfo machine =
-      bench::describe_machine(backend == "mpi" ? std::optional(mpi_library_name()) : std::nullopt);
-  const std::vector<bench::RankCpus> rank_cpus = during_setup("exchanging the ranks' CPUs", arguments.timeout_seconds, [&] {
+  const report::MachineInfo machine =
+      report::describe_machine(backend == "mpi" ? std::optional(mpi_library_name()) : std::nullopt);
+  const std::vector<report::RankCpus> rank_cpus = during_setup("exchanging the ranks' CPUs", arguments.timeout_seconds, [&] {
     return bench::gather_rank_cpus(comm, Clock::now() + timeout_from_seconds(arguments.timeout_seconds));
   });
   FaultInjector fault(fault_spec);
@@ -387,17 +388,17 @@ int run_calibrate(Communicator& comm, const CalibrateArguments& arguments, const
   if (comm.rank() != 0) return 0;
 
   const int endpoints = arguments.endpoints.value_or(comm.size());
-  const std::string placement = bench::describe_placement(rank_cpus);
+  const std::string placement = report::describe_placement(rank_cpus);
   nlohmann::json context = {{"tool", "ringlab calibrate"},
-                            {"created", bench::utc_timestamp()},
+                            {"created", report::utc_timestamp()},
                             {"command", arguments.command_line},
                             {"backend", backend},
                             {"transport", comm.transport_description()},
                             {"receive_fragment_bytes", comm.receive_fragment_bytes()},
                             {"ranks_measured", comm.size()},
-                            {"machine", bench::to_json(machine)},
+                            {"machine", report::to_json(machine)},
                             {"placement", placement}};
-  const std::vector<std::string> cpu_lists = bench::cpu_lists(rank_cpus);
+  const std::vector<std::string> cpu_lists = report::cpu_lists(rank_cpus);
   context["rank_cpus"] = cpu_lists;
   fit_and_write(measurements, machine.cores, endpoints, cpu_lists, arguments, context,
                 fmt::format("# ringlab calibrate: {} ranks, backend {}, transport {}, {} cores\n# placement {}",

@@ -23,7 +23,7 @@
 #include "flow_level.hpp"
 #include "output_file.hpp"
 #include "flow_work.hpp"
-#include "report.hpp"
+#include "utc_timestamp.hpp"
 #include "time_limit.hpp"
 #include "topology_io.hpp"
 #include "type_op_gamma.hpp"
@@ -212,7 +212,7 @@ int run_compare(const CompareArguments& arguments) {
     print_summary(comparison, min_bytes);
   }
   if (!arguments.json.empty()) {
-    const nlohmann::json context = {{"created", bench::utc_timestamp()},
+    const nlohmann::json context = {{"created", report::utc_timestamp()},
                                     {"command", arguments.command_line},
                                     {"reports", arguments.reports},
                                     {"topology", arguments.topology},

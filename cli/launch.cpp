@@ -109,7 +109,7 @@ int run_ranks(const std::string& backend, const DeviceLayout& layout, const JobS
     }
     return status;
   };
-  if (backend == "threads" || backend == "cuda-peer") check_threads_job(layout.ranks, 0, bench::available_memory_bytes());
+  if (backend == "threads" || backend == "cuda-peer") check_threads_job(layout.ranks, 0, report::available_memory_bytes());
   if (backend == "cuda-peer") {
 #ifdef RINGLAB_HAVE_CUDA
     const std::vector<int> devices = assign_devices(layout, cuda::visible_device_count());

@@ -21,7 +21,7 @@
 #include "output_file.hpp"
 #include "replay.hpp"
 #include "replay_profile_measure.hpp"
-#include "report.hpp"
+#include "machine_info.hpp"
 #include "timed_collectives.hpp"
 #include "workload_report.hpp"
 
@@ -91,7 +91,7 @@ int replay_on(Communicator& comm, const ReplayArguments& a, const std::vector<st
   training::WorkloadRunDescription run;
   run.command = command_line;
   run.nranks = comm.size();
-  if (print) run.machine = bench::describe_machine(mpi_library_name());
+  if (print) run.machine = report::describe_machine(mpi_library_name());
   run.execution = {{"backend", backend},
                    {"transport", comm.transport_description()},
                    {"compute_emulation", "sleep for each compute phase's profile time"}};

@@ -22,8 +22,9 @@
 #include "execute.hpp"
 #include "machine_info.hpp"
 #include "output_file.hpp"
-#include "report.hpp"
-#include "sweep.hpp"
+#include "bandwidth.hpp"
+#include "bench_report.hpp"
+#include "result_row.hpp"
 #include "sweep_arguments.hpp"
 #include "time_limit.hpp"
 #include "topology_io.hpp"
@@ -133,17 +134,17 @@ void print_simulate_header(const bench::RunDescription& run, const bench::BenchO
   bench::print_column_titles(stdout);
 }
 
-bench::ResultRow predicted_row(const std::string& algorithm, const bench::SweepSize& size, double seconds,
+report::ResultRow predicted_row(const std::string& algorithm, const bench::SweepSize& size, double seconds,
                                bool in_place, int nranks) {
-  bench::ResultRow row;
+  report::ResultRow row;
   row.algorithm = algorithm;
   row.size_bytes = size.bytes;
   row.count = size.count;
   row.in_place = in_place;
   const double us = seconds * 1e6;
   row.time = {us, us, us, us, us, 0.0};
-  row.algbw_gbps = bench::algbw_gbps(size.bytes, seconds);
-  row.busbw_gbps = bench::busbw_gbps(row.algbw_gbps, nranks);
+  row.algbw_gbps = report::algbw_gbps(size.bytes, seconds);
+  row.busbw_gbps = report::busbw_gbps(row.algbw_gbps, nranks);
   row.wrong = -1;
   return row;
 }
@@ -233,13 +234,13 @@ int run_simulate(const SimulateArguments& arguments, TimeLimit& time_limit) {
 
   bench::RunDescription run{arguments.command_line, "simulator",
                             fmt::format("{} model on topology {}", arguments.model, topology.name()), nranks,
-                            bench::describe_machine(std::nullopt), std::move(notes),
+                            report::describe_machine(std::nullopt), std::move(notes),
                             bench::ModelDescription{arguments.model, arguments.topology, gamma}, {}, {}, {}};
   if (!options.quiet) print_simulate_header(run, options, topology);
-  std::vector<bench::ResultRow> rows;
+  std::vector<report::ResultRow> rows;
   std::vector<std::string> busiest;  // per algorithm, at the largest size
   for (const bench::SweepSize& size : sizes) {
-    std::vector<bench::ResultRow> size_rows;
+    std::vector<report::ResultRow> size_rows;
     for (std::size_t i = 0; i < schedules.size(); ++i) {
       double out_of_place_seconds = 0;
       for (const simulator::Placement placement : {simulator::Placement::out_of_place, simulator::Placement::in_place}) {
@@ -325,7 +326,7 @@ int run_workload_simulate(const SimulateArguments& arguments, TimeLimit& time_li
   run.predicted = true;
   run.command = arguments.command_line;
   run.nranks = nranks;
-  run.machine = bench::describe_machine(std::nullopt);
+  run.machine = report::describe_machine(std::nullopt);
   run.execution = {{"model", arguments.model},
                    {"topology", arguments.topology},
                    {"gamma_seconds_per_byte", gamma},

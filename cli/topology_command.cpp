@@ -11,7 +11,7 @@
 #include "cli_util.hpp"
 #include "commands.hpp"
 #include "output_file.hpp"
-#include "report.hpp"
+#include "utc_timestamp.hpp"
 #include "topology_detect.hpp"
 #include "presets.hpp"
 #include "time_limit.hpp"
@@ -100,7 +100,7 @@ int run_detect(const TopologyDetectArguments& arguments) {
   nlohmann::json document = to_json(topology);
   document["calibration"] = {{"tool", "ringlab topology detect"},
                              {"status", uncalibrated},
-                             {"created", bench::utc_timestamp()},
+                             {"created", report::utc_timestamp()},
                              {"preset", preset},
                              {"host", host_to_json(host)}};
   io::write_json_file(arguments.json, document, 1, data_output.descriptor());

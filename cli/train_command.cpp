@@ -19,7 +19,7 @@
 #include "job_options.hpp"
 #include "launch.hpp"
 #include "output_file.hpp"
-#include "report.hpp"
+#include "machine_info.hpp"
 #include "train_report.hpp"
 #include "train_run.hpp"
 
@@ -67,7 +67,7 @@ int run_on(Communicator& comm, const TrainArguments& arguments, const std::strin
            const std::string& backend) {
   const bool print = comm.rank() == 0;
   training::TrainRunContext context{command_line, backend, comm.transport_description(), comm.size(), {}};
-  if (print) context.machine = bench::describe_machine(mpi_library_name());
+  if (print) context.machine = report::describe_machine(mpi_library_name());
   training::TrainRunOptions run = arguments.run;  // this rank's copy, with its own fault injector
   FaultInjector fault(arguments.fault);
   run.config.execute.fault = &fault;

@@ -14,7 +14,7 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 TOP = ("README.md", "CMakeLists.txt", "CMakePresets.json", "bench", "calibration", "cli", "cmake",
        "collectives", "docs", "fuzz", "io", "plotting", "results", "scripts", "simulator", "tests",
-       "topology", "training_harness")
+       "topology", "training_harness", "report", "workload")
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 PATH = re.compile(r"(?<![\w./-])((?:" + "|".join(re.escape(t) for t in TOP if "." not in t)
                   + r")/[A-Za-z0-9_.*{},/-]*[A-Za-z0-9_*}/])")

@@ -19,7 +19,7 @@
 #include "finite_prediction.hpp"
 #include "json_input.hpp"
 #include "printable.hpp"
-#include "sweep.hpp"
+#include "statistics.hpp"
 
 namespace ringlab::simulator {
 
@@ -104,7 +104,7 @@ MeasuredRow row_from_json(const nlohmann::json& row, const std::string& path, st
 
 double abs_quantile(std::vector<double> values, double q) {
   for (double& value : values) value = std::abs(value);
-  return bench::nearest_rank_quantile(std::move(values), q);
+  return report::nearest_rank_quantile(std::move(values), q);
 }
 
 // The median of |values|: the middle one, or the mean of the two middle ones of an even count

@@ -1,5 +1,5 @@
 // `ringlab simulate --workload`: one training iteration (an IterationPlan of
-// training_harness/workload_plan.hpp, the plan `ringlab replay` executes) priced on a topology.
+// workload/workload_plan.hpp, the plan `ringlab replay` executes) priced on a topology.
 // Steps:
 //   1. each compute phase costs its profile time;
 //   2. each collective phase costs one call of the algorithm's schedule on `count` float32
@@ -9,7 +9,7 @@
 //   3. the phases run one after another, as the executor's blocking collectives run them: the
 //      iteration is the sum. Every rank runs the same plan (the head is priced at its largest
 //      slice), so the prediction has no idle time.
-// The layer list lives in library ringlab_workload (training_harness/workload*.cpp, no OpenBLAS),
+// The layer list lives in library ringlab_workload (workload/, no OpenBLAS),
 // so the simulator does not depend on the training harness.
 #pragma once
 

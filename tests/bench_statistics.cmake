@@ -1,4 +1,4 @@
-# Issue 28, part 1: bench statistics that agree with each other (bench/src/statistics.hpp,
+# Issue 28, part 1: bench statistics that agree with each other (report/statistics.hpp,
 # clock_offset.hpp; docs/bench.md#statistics-one-sample-per-call). Included at the end of
 # tests/CMakeLists.txt.
 target_sources(ringlab_tests PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/test_bench_statistics.cpp)

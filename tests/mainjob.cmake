@@ -1,5 +1,5 @@
 # Issue 28, part 2: a bench report says whether its ranks were oversubscribed or bound
-# (bench/src/rank_placement.hpp, judge_placement), in the header and in config; goal_tables.py
+# (report/rank_placement.hpp, judge_placement), in the header and in config; goal_tables.py
 # takes ratios only from bound runs. Included at the end of tests/CMakeLists.txt.
 if(RINGLAB_ENABLE_MPI)
   set(placement_dir ${CMAKE_CURRENT_BINARY_DIR}/placement-output)

@@ -5,15 +5,26 @@
 #include <nlohmann/json.hpp>
 
 #include "backends/threads_communicator.hpp"
+#include "bandwidth.hpp"
 #include "bench_options.hpp"
+#include "bench_report.hpp"
+#include "rank_cpus_exchange.hpp"
 #include "rank_placement.hpp"
-#include "report.hpp"
 #include "sweep.hpp"
 
 namespace ringlab::bench {
 namespace {
 
 using ::testing::HasSubstr;
+using report::algbw_gbps;
+using report::busbw_gbps;
+using report::cpu_list;
+using report::describe_placement;
+using report::RankCpus;
+using report::ResultRow;
+using report::summarise;
+using report::this_thread_cpus;
+using report::TimeStats;
 
 TEST(BenchOptions, FactorSweepMatchesNcclTests) {
   BenchOptions options;

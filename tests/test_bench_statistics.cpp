@@ -1,5 +1,5 @@
-// bench/src/statistics.hpp and clock_offset.hpp: every statistic from one sample set, the
-// median's order-statistic interval, the --converge rule and the clock-offset estimate.
+// report/statistics.hpp, bench/src/converge_rule.hpp and clock_offset.hpp: every statistic from one
+// sample set, the median's order-statistic interval, the --converge rule and the clock-offset estimate.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -9,12 +9,21 @@
 #include <vector>
 
 #include "clock_offset.hpp"
+#include "converge_rule.hpp"
 #include "statistics.hpp"
 
 namespace ringlab::bench {
 namespace {
 
 using ::testing::HasSubstr;
+using report::median_interval;
+using report::median_interval_coverage;
+using report::median_interval_rank;
+using report::MedianInterval;
+using report::SkewStats;
+using report::summarise;
+using report::summarise_skew;
+using report::TimeStats;
 
 void expect_ordered(const TimeStats& stats, const std::string& what) {
   SCOPED_TRACE(what);

@@ -1,4 +1,4 @@
-// judge_placement and its header line (bench/src/rank_placement.hpp): whether a run's ranks are
+// judge_placement and its header line (report/rank_placement.hpp): whether a run's ranks are
 // oversubscribed (more ranks than usable cores on a host) or bound (no two ranks of a host on one CPU).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -7,17 +7,17 @@
 #include <nlohmann/json.hpp>
 
 #include "rank_placement.hpp"
-#include "report.hpp"
+#include "bench_report.hpp"
 
 namespace {
 
-using ringlab::bench::judge_placement;
-using ringlab::bench::placement_verdict_line;
-using ringlab::bench::PlacementVerdict;
-using ringlab::bench::RankCpus;
+using ringlab::report::judge_placement;
+using ringlab::report::placement_verdict_line;
+using ringlab::report::PlacementVerdict;
+using ringlab::report::RankCpus;
 
 RankCpus rank_on(const std::string& host, std::vector<int> cpus) {
-  return {ringlab::bench::cpu_list(cpus), static_cast<int>(cpus.size()), host, cpus};
+  return {ringlab::report::cpu_list(cpus), static_cast<int>(cpus.size()), host, cpus};
 }
 
 TEST(PlacementVerdict, TwoRanksBoundToOneCoreEachAreNotOversubscribed) {

@@ -52,7 +52,7 @@ nlohmann::json make_train_report(const TrainRunContext& context, const TrainRunO
       {"backend", context.backend},
       {"transport", context.transport},
       {"nranks", context.nranks},
-      {"machine", bench::to_json(context.machine)},
+      {"machine", report::to_json(context.machine)},
       {"compute", result.compute_name},
       {"config",
        {{"mode", name_of(config.mode)},

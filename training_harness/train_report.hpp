@@ -16,7 +16,7 @@ struct TrainRunContext {
   std::string backend;
   std::string transport;
   int nranks = 1;
-  bench::MachineInfo machine;
+  report::MachineInfo machine;
 };
 
 // Means over the steps after the first (the first step also allocates); with one step, that step.

@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "algorithms/algorithm.hpp"
+#include "converge_rule.hpp"
 #include "datatype.hpp"
 #include "fault_injection.hpp"
-#include "statistics.hpp"
 
 namespace ringlab::bench {
 

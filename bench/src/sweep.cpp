@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "bandwidth.hpp"
 #include "clock_offset.hpp"
 #include "execute.hpp"
 #include "placement.hpp"
@@ -155,7 +156,7 @@ RowSamples measure_row(Communicator& comm, PreparedCollective& combine, const Ru
     ConvergeDecision mine;
     if (comm.rank() == 0) {
       const double elapsed = std::chrono::duration<double>(Clock::now() - row_start).count();
-      mine = decide_convergence(summarise(samples.loop_seconds, samples.call_seconds),
+      mine = decide_convergence(report::summarise(samples.loop_seconds, samples.call_seconds),
                                 static_cast<std::int64_t>(samples.call_seconds.size()), elapsed, *options.converge);
     }
     const ConvergeDecision decision = agree_on_decision(comm, combine, mine, timed);
@@ -196,17 +197,11 @@ SweepBuffers allocate_sweep_buffers(Communicator& comm, const BenchOptions& opti
   return buffers;
 }
 
-double algbw_gbps(std::int64_t bytes, double seconds) {
-  return seconds > 0 ? static_cast<double>(bytes) / seconds / 1e9 : 0.0;
-}
-
-double busbw_gbps(double algbw, int nranks) { return nranks > 1 ? algbw * 2.0 * (nranks - 1) / nranks : 0.0; }
-
-std::vector<ResultRow> run_sweep(Communicator& comm, const BenchOptions& options, const std::vector<SweepSize>& sizes,
-                                 SweepBuffers& buffers,
-                                 const std::function<void(const std::vector<ResultRow>&)>& on_size_done,
-                                 const std::function<void(const SweepProgress&)>& on_progress,
-                                 const TraceOneCall& trace_one_call) {
+std::vector<report::ResultRow> run_sweep(Communicator& comm, const BenchOptions& options,
+                                         const std::vector<SweepSize>& sizes, SweepBuffers& buffers,
+                                         const std::function<void(const std::vector<report::ResultRow>&)>& on_size_done,
+                                         const std::function<void(const SweepProgress&)>& on_progress,
+                                         const TraceOneCall& trace_one_call) {
   ExecuteOptions execute;
   execute.segment_bytes = options.segment_bytes;
   execute.timeout = timeout_from_seconds(options.timeout_seconds);
@@ -224,12 +219,12 @@ std::vector<ResultRow> run_sweep(Communicator& comm, const BenchOptions& options
 
   std::byte* input = buffers.input->bytes().data();
   std::byte* output = buffers.output->bytes().data();
-  std::vector<ResultRow> all_rows;
+  std::vector<report::ResultRow> all_rows;
   for (std::size_t index = 0; index < sizes.size(); ++index) {
     const SweepSize& size = sizes[index];
     if (options.check)
       fill_expected_allreduce(buffers.expected.data(), size.count, options.type, options.op, comm.size());
-    std::vector<ResultRow> size_rows;
+    std::vector<report::ResultRow> size_rows;
     for (PreparedCollective& collective : prepared) {
       if (on_progress) on_progress({index, sizes.size(), size.bytes, collective.algorithm()});
       for (bool in_place : {false, true}) {
@@ -249,18 +244,18 @@ std::vector<ResultRow> run_sweep(Communicator& comm, const BenchOptions& options
         }
         RowSamples samples = measure_row(comm, combine, [&] { run(timed); }, options,
                                          iterations_for(options, size.bytes), clock_offset, timed);
-        ResultRow row;
+        report::ResultRow row;
         row.algorithm = collective.algorithm();
         row.size_bytes = size.bytes;
         row.count = size.count;
         row.in_place = in_place;
         row.iterations = static_cast<int>(samples.call_seconds.size());
-        row.time = summarise(samples.loop_seconds, samples.call_seconds);
-        row.rank_skew_us = summarise_skew(samples.skew_seconds);
+        row.time = report::summarise(samples.loop_seconds, samples.call_seconds);
+        row.rank_skew_us = report::summarise_skew(samples.skew_seconds);
         row.converged = samples.converged;
         if (samples.device_timed) row.wall_avg_us = samples.wall_loop_seconds / row.iterations * 1e6;
-        row.algbw_gbps = algbw_gbps(size.bytes, row.time.avg_us * 1e-6);
-        row.busbw_gbps = busbw_gbps(row.algbw_gbps, comm.size());
+        row.algbw_gbps = report::algbw_gbps(size.bytes, row.time.avg_us * 1e-6);
+        row.busbw_gbps = report::busbw_gbps(row.algbw_gbps, comm.size());
         if (trace_one_call) trace_one_call(collective.algorithm(), size, in_place, run, timed);
         if (options.check) {
           load_input(comm, buffers, options, size);

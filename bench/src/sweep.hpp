@@ -5,38 +5,15 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "bench_options.hpp"
 #include "communicator.hpp"
-#include "statistics.hpp"
 #include "execute.hpp"
+#include "result_row.hpp"
 
 namespace ringlab::bench {
-
-struct ResultRow {
-  std::string algorithm;
-  std::int64_t size_bytes = 0;
-  std::int64_t count = 0;
-  bool in_place = false;
-  int iterations = 0;  // timed calls (samples); 0 for predicted rows
-  TimeStats time;     // every figure from one sample per call (statistics.hpp)
-  double algbw_gbps = 0;
-  double busbw_gbps = 0;
-  std::int64_t wrong = -1;  // -1 when checking is off
-  // Device backends: time.* come from CUDA events; this is the timed loop by wall clock / calls.
-  std::optional<double> wall_avg_us;
-  // Measured rows: per call, how late the last rank entered it after the first (common clock).
-  std::optional<SkewStats> rank_skew_us;
-  // --converge: whether the median's interval met the rule; empty without --converge.
-  std::optional<bool> converged;
-};
-
-// algbw = bytes / time; busbw = algbw * 2(N-1)/N (GB/s, 1 GB = 1e9 B).
-double algbw_gbps(std::int64_t bytes, double seconds);
-double busbw_gbps(double algbw, int nranks);
 
 struct SweepProgress {
   std::size_t size_index = 0;
@@ -70,10 +47,10 @@ using TraceOneCall = std::function<void(const std::string& algorithm, const Swee
 // Runs the sweep on this rank. Rows are complete (aggregated) on rank 0 only. `on_size_done`
 // gets the rows of one size (both placements of every algorithm) as soon as they are measured;
 // `on_progress` is called before each measurement.
-std::vector<ResultRow> run_sweep(Communicator& comm, const BenchOptions& options, const std::vector<SweepSize>& sizes,
-                                 SweepBuffers& buffers,
-                                 const std::function<void(const std::vector<ResultRow>&)>& on_size_done,
-                                 const std::function<void(const SweepProgress&)>& on_progress,
-                                 const TraceOneCall& trace_one_call = {});
+std::vector<report::ResultRow> run_sweep(Communicator& comm, const BenchOptions& options,
+                                         const std::vector<SweepSize>& sizes, SweepBuffers& buffers,
+                                         const std::function<void(const std::vector<report::ResultRow>&)>& on_size_done,
+                                         const std::function<void(const SweepProgress&)>& on_progress,
+                                         const TraceOneCall& trace_one_call = {});
 
 }  // namespace ringlab::bench

@@ -4,7 +4,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-namespace ringlab::bench {
+namespace ringlab::report {
 
 namespace {
 
@@ -73,4 +73,4 @@ std::string report_csv(const nlohmann::json& report) {
   return text;
 }
 
-}  // namespace ringlab::bench
+}  // namespace ringlab::report

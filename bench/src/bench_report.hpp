@@ -1,5 +1,6 @@
-// The nccl-tests-shaped table and the ringlab.bench/1 JSON report (plotting/ringlab.bench.schema.json,
-// docs/bench-report-format.md).
+// The table `ringlab bench` and `ringlab simulate` print and the ringlab.bench/1 JSON report of a sweep
+// (plotting/ringlab.bench.schema.json, docs/bench-report-format.md): the result rows (report/) under
+// the header and config of the bench's options, which is why this stays with the bench.
 #pragma once
 
 #include <cstdio>
@@ -11,7 +12,7 @@
 #include "bench_options.hpp"
 #include "machine_info.hpp"
 #include "rank_placement.hpp"
-#include "sweep.hpp"
+#include "result_row.hpp"
 
 namespace ringlab::bench {
 
@@ -29,7 +30,7 @@ struct RunDescription {
   std::string backend;
   std::string transport;  // how messages travel, e.g. "shared memory between the 2 ranks of this host (...)"
   int nranks = 1;
-  MachineInfo machine;
+  report::MachineInfo machine;
   std::vector<std::string> notes;
   std::optional<ModelDescription> model;  // empty: measured
   std::string buffers;  // how the buffers were allocated (SweepBuffers::description); empty for predictions
@@ -38,7 +39,7 @@ struct RunDescription {
   std::string placement;
   // Measured runs: whether the placement is oversubscribed or bound (judge_placement); empty for
   // predictions. The header's "# oversubscribed:" or "# placement:" line and config's fields.
-  std::optional<PlacementVerdict> verdict = {};
+  std::optional<report::PlacementVerdict> verdict = {};
 };
 
 void print_header(std::FILE* out, const RunDescription& run, const BenchOptions& options);
@@ -46,16 +47,13 @@ void print_header(std::FILE* out, const RunDescription& run, const BenchOptions&
 // median and its 95 % interval for each placement.
 void print_column_titles(std::FILE* out, bool ci = false);
 // One line per algorithm: out-of-place then in-place columns.
-void print_size_rows(std::FILE* out, const std::vector<ResultRow>& rows, const BenchOptions& options);
+void print_size_rows(std::FILE* out, const std::vector<report::ResultRow>& rows, const BenchOptions& options);
 // "# not converged: ..." naming every row --converge gave up on (nothing when there is none).
-void print_not_converged(std::FILE* out, const std::vector<ResultRow>& rows);
+void print_not_converged(std::FILE* out, const std::vector<report::ResultRow>& rows);
 // "Avg bus bandwidth" per algorithm and the ratio to the baseline, then print_not_converged.
-void print_footer(std::FILE* out, const std::vector<ResultRow>& rows, const BenchOptions& options);
+void print_footer(std::FILE* out, const std::vector<report::ResultRow>& rows, const BenchOptions& options);
 
-nlohmann::json make_report(const RunDescription& run, const BenchOptions& options, const std::vector<ResultRow>& rows,
-                           bool complete);
-
-// The time now, UTC, ISO 8601 with a Z (2026-12-02T14:40:00Z), as reports write "created".
-std::string utc_timestamp();
+nlohmann::json make_report(const RunDescription& run, const BenchOptions& options,
+                           const std::vector<report::ResultRow>& rows, bool complete);
 
 }  // namespace ringlab::bench

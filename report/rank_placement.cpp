@@ -6,41 +6,13 @@
 
 #include <algorithm>
 #include <array>
-#include <cstdint>
-#include <cstring>
 #include <map>
 #include <set>
 #include <tuple>
 
-namespace ringlab::bench {
+namespace ringlab::report {
 
 namespace {
-
-constexpr int placement_tag = 31001;  // above every step tag, below the executor's agreement tags
-constexpr std::size_t mask_words = CPU_SETSIZE / 64;
-
-// One rank's CPUs as a bit mask (bit c of word c / 64 is CPU c) and its hostname.
-struct Message {
-  std::array<std::uint64_t, mask_words> mask{};
-  std::array<char, 256> host{};
-};
-
-Message to_message(const RankCpus& cpus) {
-  Message message;
-  for (const int cpu : cpus.cpus)
-    if (cpu >= 0 && cpu < CPU_SETSIZE)
-      message.mask[static_cast<std::size_t>(cpu) / 64] |= std::uint64_t{1} << (static_cast<unsigned>(cpu) % 64);
-  std::memcpy(message.host.data(), cpus.host.data(), std::min(cpus.host.size(), message.host.size() - 1));
-  return message;
-}
-
-RankCpus from_message(const Message& message) {
-  std::vector<int> cpus;
-  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
-    if ((message.mask[static_cast<std::size_t>(cpu) / 64] >> (static_cast<unsigned>(cpu) % 64)) & 1U) cpus.push_back(cpu);
-  return {cpu_list(cpus), static_cast<int>(cpus.size()),
-          std::string(message.host.data(), strnlen(message.host.data(), message.host.size())), cpus};
-}
 
 std::string this_host() {
   std::array<char, 256> host{};
@@ -83,23 +55,6 @@ RankCpus this_thread_cpus() {
   return {cpu_list(cpus), static_cast<int>(cpus.size()), this_host(), cpus};
 }
 
-std::vector<RankCpus> gather_rank_cpus(Communicator& comm, std::chrono::steady_clock::time_point deadline) {
-  const RankCpus own = this_thread_cpus();
-  Message mine = to_message(own);
-  auto bytes = [](Message& message) { return std::as_writable_bytes(std::span(&message, 1)); };
-  if (comm.rank() != 0) {
-    comm.post_send(bytes(mine), 0, placement_tag)->wait(deadline, "rank placement (sending this rank's CPUs)");
-    return {};
-  }
-  std::vector<RankCpus> ranks{own};
-  for (int peer = 1; peer < comm.size(); ++peer) {
-    Message theirs;
-    comm.post_recv(bytes(theirs), peer, placement_tag)->wait(deadline, "rank placement (rank's CPUs)");
-    ranks.push_back(from_message(theirs));
-  }
-  return ranks;
-}
-
 std::string describe_placement(const std::vector<RankCpus>& ranks) {
   if (ranks.empty()) return {};
   const bool same =
@@ -129,10 +84,6 @@ std::string describe_placement(const std::vector<RankCpus>& ranks) {
     text += fmt::format(" {}:{}", rank, ranks[rank].list.empty() ? "?" : ranks[rank].list);
   return text;
 }
-
-}  // namespace ringlab::bench
-
-namespace ringlab::bench {
 
 PlacementVerdict judge_placement(const std::vector<RankCpus>& ranks) {
   struct Host {
@@ -188,4 +139,4 @@ std::string placement_verdict_line(const PlacementVerdict& verdict, int nranks) 
                      verdict.ranks_per_host, verdict.usable_cores, host);
 }
 
-}  // namespace ringlab::bench
+}  // namespace ringlab::report

@@ -14,12 +14,12 @@
 #include <string_view>
 #include <vector>
 
-#include "datatype.hpp"
+namespace ringlab::report {
 
-namespace ringlab::bench {
-
-// nccl-tests' spelling of a type in its `type` column: float, double, half, bfloat16, int32, int64.
-std::string_view nccl_tests_type_name(DataType type);
+// nccl-tests' spelling, in its `type` column, of a type as a report names it (float32, float64,
+// float16, bfloat16, int32, int64): float, double, half, bfloat16, int32, int64. Throws
+// std::invalid_argument on any other name.
+std::string_view nccl_tests_type_name(std::string_view type);
 
 // A number right-aligned in `width` characters as nccl-tests prints times and bandwidths: two
 // decimals, or one, or none when that is too wide, else in exponent form.
@@ -72,4 +72,4 @@ std::string nccl_tests_preamble(const nlohmann::json& report);
 // Every table with its "# Algorithm: NAME" line, then "# Collective test concluded".
 std::string nccl_tests_text(const nlohmann::json& report);
 
-}  // namespace ringlab::bench
+}  // namespace ringlab::report

@@ -1,16 +1,15 @@
-// The statistics of `ringlab bench`, all from one sample set: one sample per timed call, that
-// call's time under the -a rule (max, mean or min over ranks, or rank 0's). Every figure of a row
-// comes from that set, so min <= p50 <= p99 <= max and min <= avg <= max hold by construction.
-// Pure functions only; the timing loop that feeds them is sweep.cpp.
+// The time statistics of a result row, all from one sample set: one sample per timed call (in
+// `ringlab bench`, that call's time under the -a rule: max, mean or min over ranks, or rank 0's).
+// Every figure of a row comes from that set, so min <= p50 <= p99 <= max and min <= avg <= max
+// hold by construction. Also the quantile and median every other layer uses (compare, calibration).
+// Pure functions only; the timing loop that feeds them is bench/src/sweep.cpp.
 #pragma once
 
 #include <cstdint>
 #include <optional>
-#include <string>
-#include <string_view>
 #include <vector>
 
-namespace ringlab::bench {
+namespace ringlab::report {
 
 // A confidence interval of the median from order statistics: [x(j), x(n+1-j)] of the sorted
 // samples, whose coverage is P(j <= B < n+1-j) = 1 - 2 P(B <= j-1) for B ~ Binomial(n, 1/2),
@@ -28,6 +27,8 @@ struct MedianInterval {
 std::int64_t median_interval_rank(std::int64_t n, double confidence);
 // 1 - 2 P(B <= j - 1), B ~ Binomial(n, 1/2): the coverage of [x(j), x(n+1-j)]. 1 <= j <= (n+1)/2.
 double median_interval_coverage(std::int64_t n, std::int64_t j);
+// The confidence of the median's interval in a row (p50_ci95): at least 95 % when n >= 6.
+inline constexpr double median_interval_confidence = 0.95;
 // The interval itself, from samples sorted ascending (empty: all zero).
 MedianInterval median_interval(const std::vector<double>& sorted, double confidence);
 
@@ -62,34 +63,4 @@ struct SkewStats {
 };
 SkewStats summarise_skew(const std::vector<double>& skew_seconds);
 
-// --converge REL[,MAX_SECONDS]: time a (size, algorithm, placement) until the median's 95 %
-// interval has a half-width (high - low) / 2 <= rel * median, or max_seconds are spent.
-struct ConvergeRule {
-  double rel = 0.05;
-  double max_seconds = 10;
-};
-inline constexpr double default_converge_max_seconds = 10;
-inline constexpr double max_converge_seconds = 86400;
-// The most calls one row times under --converge (bounds the samples' memory: 8 MB a rank).
-inline constexpr std::int64_t max_converge_calls = 1'000'000;
-// Parses "REL" or "REL,MAX_SECONDS". Throws std::invalid_argument naming --converge, the bad
-// part and the accepted range (0 < REL < 1, 0 < MAX_SECONDS <= 86400).
-ConvergeRule parse_converge(std::string_view text);
-std::string describe(const ConvergeRule& rule);  // "0.05,10" (the configuration agreement text)
-
-// Whether an interval meets the rule: a full 95 % interval (coverage >= 0.95) with
-// (high - low) / 2 <= rel * median.
-bool interval_converged(const MedianInterval& interval, double median, const ConvergeRule& rule);
-
-// Rank 0's decision after each batch of calls: stop (converged, the time spent, or the call cap
-// reached) or time `next_calls` more. The next batch doubles the calls so far, cut to what fits
-// in the time left at the mean call time so far; stop when not even one call fits.
-struct ConvergeDecision {
-  bool stop = true;
-  bool converged = false;
-  std::int64_t next_calls = 0;
-};
-ConvergeDecision decide_convergence(const TimeStats& stats, std::int64_t calls, double elapsed_seconds,
-                                    const ConvergeRule& rule);
-
-}  // namespace ringlab::bench
+}  // namespace ringlab::report

@@ -3,12 +3,14 @@
 #include <fmt/format.h>
 #include <fmt/printf.h>
 
+#include <array>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <tuple>
+#include <utility>
 
-namespace ringlab::bench {
+namespace ringlab::report {
 
 namespace {
 
@@ -40,7 +42,7 @@ NcclTestsFigures figures_of(const nlohmann::json& row) {
 
 // A row's line key and placement, with the type in nccl-tests' spelling.
 LineKey key_of(const nlohmann::json& row) {
-  return {std::string(nccl_tests_type_name(parse_data_type(row.at("type").get<std::string>()))),
+  return {std::string(nccl_tests_type_name(row.at("type").get<std::string>())),
           row.at("redop").get<std::string>(), row.at("size_bytes").get<std::int64_t>()};
 }
 
@@ -81,16 +83,18 @@ NcclTestsTable table_of(const std::string& algorithm, const nlohmann::json& resu
 
 }  // namespace
 
-std::string_view nccl_tests_type_name(DataType type) {
-  switch (type) {
-    case DataType::float32: return "float";
-    case DataType::float64: return "double";
-    case DataType::float16: return "half";
-    case DataType::bfloat16: return "bfloat16";
-    case DataType::int32: return "int32";
-    case DataType::int64: return "int64";
-  }
-  return "unknown";
+std::string_view nccl_tests_type_name(std::string_view type) {
+  constexpr std::array<std::pair<std::string_view, std::string_view>, 6> spellings = {{{"float32", "float"},
+                                                                                      {"float64", "double"},
+                                                                                      {"float16", "half"},
+                                                                                      {"bfloat16", "bfloat16"},
+                                                                                      {"int32", "int32"},
+                                                                                      {"int64", "int64"}}};
+  for (const auto& [ringlab_name, nccl_tests_name] : spellings)
+    if (ringlab_name == type) return nccl_tests_name;
+  throw std::invalid_argument(fmt::format(
+      "unknown data type '{}' in a ringlab.bench/1 report; valid types: float32, float64, float16, bfloat16, int32, int64",
+      type));
 }
 
 std::string nccl_tests_number(double value, int width) {
@@ -169,4 +173,4 @@ std::string nccl_tests_text(const nlohmann::json& report) {
   return text;
 }
 
-}  // namespace ringlab::bench
+}  // namespace ringlab::report

@@ -4,13 +4,10 @@
 // `mpiexec -bind-to core` fixes the placement.
 #pragma once
 
-#include <chrono>
 #include <string>
 #include <vector>
 
-#include "communicator.hpp"
-
-namespace ringlab::bench {
+namespace ringlab::report {
 
 struct RankCpus {
   std::string list;  // "0-3,6": the CPUs the rank may run on
@@ -41,10 +38,6 @@ std::vector<std::string> cpu_lists(const std::vector<RankCpus>& ranks);
 // hostname.
 RankCpus this_thread_cpus();
 
-// Every rank's CPUs and host, on rank 0 (empty elsewhere). Collective: every rank calls it. Throws
-// TimeoutError when a rank does not answer by `deadline`.
-std::vector<RankCpus> gather_rank_cpus(Communicator& comm, std::chrono::steady_clock::time_point deadline);
-
 // One line for a report: whether ranks are bound, and a warning when more ranks than CPUs share
 // unbound ones. Empty for no ranks.
 std::string describe_placement(const std::vector<RankCpus>& ranks);
@@ -57,4 +50,4 @@ PlacementVerdict judge_placement(const std::vector<RankCpus>& ranks);
 // ranks on 2 usable cores of host X: ..." or "placement: 2 ranks, one core each (bound): ...".
 std::string placement_verdict_line(const PlacementVerdict& verdict, int nranks);
 
-}  // namespace ringlab::bench
+}  // namespace ringlab::report

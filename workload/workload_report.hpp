@@ -46,7 +46,7 @@ struct WorkloadRunDescription {
   bool predicted = false;
   std::string command;
   int nranks = 1;
-  bench::MachineInfo machine;
+  report::MachineInfo machine;
   nlohmann::json execution;  // measured: backend, transport; predicted: model, topology, gamma
   const Workload* workload = nullptr;
   const ComputeProfile* profile = nullptr;

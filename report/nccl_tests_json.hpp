@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-namespace ringlab::bench {
+namespace ringlab::report {
 
 inline constexpr int nccl_tests_json_version = 3;
 
@@ -33,4 +33,4 @@ std::vector<std::string> command_arguments(std::string_view command);
 
 nlohmann::json make_nccl_tests_json(const nlohmann::json& report, const NcclTestsJsonContext& context);
 
-}  // namespace ringlab::bench
+}  // namespace ringlab::report

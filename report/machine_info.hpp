@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace ringlab::bench {
+namespace ringlab::report {
 
 struct MachineInfo {
   std::string hostname;
@@ -34,4 +34,4 @@ std::int64_t available_memory_bytes();
 
 nlohmann::json to_json(const MachineInfo& machine);
 
-}  // namespace ringlab::bench
+}  // namespace ringlab::report

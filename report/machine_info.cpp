@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-namespace ringlab::bench {
+namespace ringlab::report {
 
 namespace {
 
@@ -99,4 +99,4 @@ nlohmann::json to_json(const MachineInfo& machine) {
           {"memcpy_gbps", machine.memcpy_gbps}};
 }
 
-}  // namespace ringlab::bench
+}  // namespace ringlab::report

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-namespace ringlab::bench {
+namespace ringlab::report {
 
 // A JSON object's leaves in order: nested objects' keys joined to their parent's with '_'; an
 // array, a string, a number, a boolean or null is one leaf.
@@ -24,4 +24,4 @@ std::string csv_field(const nlohmann::json& value);
 // and one line per result; a row without some key leaves that field empty. Lines end with "\n".
 std::string report_csv(const nlohmann::json& report);
 
-}  // namespace ringlab::bench
+}  // namespace ringlab::report

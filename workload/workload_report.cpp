@@ -99,7 +99,7 @@ nlohmann::json make_workload_report(const WorkloadRunDescription& run, const std
           {"date", fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(now))},
           {"command", run.command},
           {"nranks", run.nranks},
-          {"machine", bench::to_json(run.machine)},
+          {"machine", report::to_json(run.machine)},
           {"execution", run.execution},
           {"config",
            {{"workload", workload.name},

@@ -1,16 +1,15 @@
-#include "report.hpp"
+#include "bench_report.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <chrono>
 #include <cstdio>
-#include <ctime>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
 #include "placement.hpp"
+#include "utc_timestamp.hpp"
 
 namespace ringlab::bench {
 
@@ -19,14 +18,14 @@ namespace {
 std::string wrong_text(std::int64_t wrong) { return wrong < 0 ? "N/A" : std::to_string(wrong); }
 
 // --ci: the median and its 95 % interval after a row's columns ("N/A" for predicted rows).
-std::string interval_columns(const ResultRow& row) {
+std::string interval_columns(const report::ResultRow& row) {
   if (!row.time.p50_ci95) return fmt::format("   {:>10} {:>10} {:>10}", "N/A", "N/A", "N/A");
   return fmt::format("   {:>10.2f} {:>10.2f} {:>10.2f}", row.time.p50_us, row.time.p50_ci95->low,
                      row.time.p50_ci95->high);
 }
 
 // The time_us object of a row: measured rows add loop_avg and the median's interval.
-nlohmann::json time_json(const TimeStats& time) {
+nlohmann::json time_json(const report::TimeStats& time) {
   nlohmann::json json = {{"avg", time.avg_us}, {"min", time.min_us}, {"p50", time.p50_us},
                          {"p99", time.p99_us}, {"max", time.max_us}, {"cv", time.cv}};
   if (time.loop_avg_us) json["loop_avg"] = *time.loop_avg_us;
@@ -40,16 +39,6 @@ nlohmann::json time_json(const TimeStats& time) {
 
 }  // namespace
 
-std::string utc_timestamp() {
-  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm parts{};
-  gmtime_r(&now, &parts);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &parts);
-  return text;
-}
-
-
 void print_header(std::FILE* out, const RunDescription& run, const BenchOptions& options) {
   fmt::print(out, "# ringlab bench: {}\n", run.command);
   fmt::print(out, "# host {} | {} | {} cores | {:.1f} GiB | {}\n", run.machine.hostname, run.machine.cpu_model,
@@ -61,7 +50,7 @@ void print_header(std::FILE* out, const RunDescription& run, const BenchOptions&
   for (const std::string& gpu : run.machine.gpus) fmt::print(out, "# gpu {}\n", gpu);
   fmt::print(out, "# transport {}\n", run.transport);
   if (!run.placement.empty()) fmt::print(out, "# placement {}\n", run.placement);
-  if (run.verdict) fmt::print(out, "# {}\n", placement_verdict_line(*run.verdict, run.nranks));
+  if (run.verdict) fmt::print(out, "# {}\n", report::placement_verdict_line(*run.verdict, run.nranks));
   if (!run.buffers.empty()) fmt::print(out, "# buffers {}\n", run.buffers);
   fmt::print(out, "# sizes {}..{} B | type {} | op {} | iters {} warmup {} | check {} | average {} | segment {} B\n",
              options.min_bytes, options.max_bytes, name_of(options.type), name_of(options.op), options.iterations,
@@ -91,10 +80,10 @@ void print_column_titles(std::FILE* out, bool ci) {
   std::fflush(out);
 }
 
-void print_size_rows(std::FILE* out, const std::vector<ResultRow>& rows, const BenchOptions& options) {
+void print_size_rows(std::FILE* out, const std::vector<report::ResultRow>& rows, const BenchOptions& options) {
   for (std::size_t i = 0; i + 1 < rows.size(); i += 2) {
-    const ResultRow& oop = rows[i];
-    const ResultRow& inplace = rows[i + 1];
+    const report::ResultRow& oop = rows[i];
+    const report::ResultRow& inplace = rows[i + 1];
     fmt::print(out, " {:>12} {:>12} {:>9} {:>6} {:>19}   {:>10.2f} {:>8.3f} {:>8.3f} {:>6}   {:>10.2f} {:>8.3f} {:>8.3f} {:>6}{}\n",
                oop.size_bytes, oop.count, name_of(options.type), name_of(options.op), oop.algorithm, oop.time.avg_us,
                oop.algbw_gbps, oop.busbw_gbps, wrong_text(oop.wrong), inplace.time.avg_us, inplace.algbw_gbps,
@@ -104,10 +93,10 @@ void print_size_rows(std::FILE* out, const std::vector<ResultRow>& rows, const B
   std::fflush(out);
 }
 
-void print_footer(std::FILE* out, const std::vector<ResultRow>& rows, const BenchOptions& options) {
+void print_footer(std::FILE* out, const std::vector<report::ResultRow>& rows, const BenchOptions& options) {
   std::map<std::string, std::pair<double, int>> sums;
   std::int64_t wrong = 0;
-  for (const ResultRow& row : rows) {
+  for (const report::ResultRow& row : rows) {
     auto& [sum, count] = sums[row.algorithm];
     sum += row.busbw_gbps;
     ++count;
@@ -123,9 +112,9 @@ void print_footer(std::FILE* out, const std::vector<ResultRow>& rows, const Benc
   std::fflush(out);
 }
 
-void print_not_converged(std::FILE* out, const std::vector<ResultRow>& rows) {
+void print_not_converged(std::FILE* out, const std::vector<report::ResultRow>& rows) {
   std::vector<std::string> missed;
-  for (const ResultRow& row : rows) {
+  for (const report::ResultRow& row : rows) {
     if (row.converged.value_or(true)) continue;
     const double half_width = row.time.p50_ci95 ? (row.time.p50_ci95->high - row.time.p50_ci95->low) / 2 : 0.0;
     const double relative = row.time.p50_us > 0 ? half_width / row.time.p50_us * 100 : 0.0;
@@ -136,10 +125,10 @@ void print_not_converged(std::FILE* out, const std::vector<ResultRow>& rows) {
   std::fflush(out);
 }
 
-nlohmann::json make_report(const RunDescription& run, const BenchOptions& options, const std::vector<ResultRow>& rows,
-                           bool complete) {
+nlohmann::json make_report(const RunDescription& run, const BenchOptions& options,
+                           const std::vector<report::ResultRow>& rows, bool complete) {
   nlohmann::json results = nlohmann::json::array();
-  for (const ResultRow& row : rows)
+  for (const report::ResultRow& row : rows)
     results.push_back({{"algorithm", row.algorithm},
                        {"size_bytes", row.size_bytes},
                        {"count", row.count},
@@ -159,12 +148,12 @@ nlohmann::json make_report(const RunDescription& run, const BenchOptions& option
   }
   for (std::size_t i = 0; i < rows.size(); ++i)
     if (rows[i].wall_avg_us) results[i]["wall_avg_us"] = *rows[i].wall_avg_us;
-  nlohmann::json report = {{"schema", bench_schema},
+  nlohmann::json document = {{"schema", bench_schema},
           {"complete", complete},
           {"kind", run.model ? "predicted" : "measured"},
-          {"created", utc_timestamp()},
+          {"created", report::utc_timestamp()},
           {"command", run.command},
-          {"machine", to_json(run.machine)},
+          {"machine", report::to_json(run.machine)},
           {"config",
            {{"backend", run.backend},
             {"transport", run.transport},
@@ -188,20 +177,20 @@ nlohmann::json make_report(const RunDescription& run, const BenchOptions& option
                                                            {"max_seconds", options.converge->max_seconds}}
                                           : nlohmann::json(nullptr)}}},
           {"results", std::move(results)}};
-  if (!run.buffers.empty()) report["config"]["buffers"] = run.buffers;
-  if (!run.rank_cpus.empty()) report["config"]["rank_cpus"] = run.rank_cpus;
-  if (!run.placement.empty()) report["config"]["placement"] = run.placement;
+  if (!run.buffers.empty()) document["config"]["buffers"] = run.buffers;
+  if (!run.rank_cpus.empty()) document["config"]["rank_cpus"] = run.rank_cpus;
+  if (!run.placement.empty()) document["config"]["placement"] = run.placement;
   if (run.verdict) {
-    report["config"]["oversubscribed"] = run.verdict->oversubscribed;
-    report["config"]["ranks_per_host"] = run.verdict->ranks_per_host;
-    report["config"]["usable_cores"] = run.verdict->usable_cores;
-    report["config"]["bound"] = run.verdict->bound;
+    document["config"]["oversubscribed"] = run.verdict->oversubscribed;
+    document["config"]["ranks_per_host"] = run.verdict->ranks_per_host;
+    document["config"]["usable_cores"] = run.verdict->usable_cores;
+    document["config"]["bound"] = run.verdict->bound;
   }
   if (run.model)
-    report["config"]["model"] = {{"name", run.model->name},
+    document["config"]["model"] = {{"name", run.model->name},
                                  {"topology", run.model->topology},
                                  {"gamma_seconds_per_byte", run.model->gamma_seconds_per_byte}};
-  return report;
+  return document;
 }
 
 }  // namespace ringlab::bench

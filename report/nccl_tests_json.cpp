@@ -7,7 +7,7 @@
 
 #include "nccl_tests_format.hpp"
 
-namespace ringlab::bench {
+namespace ringlab::report {
 
 namespace {
 
@@ -151,4 +151,4 @@ nlohmann::json make_nccl_tests_json(const nlohmann::json& report, const NcclTest
   return document;
 }
 
-}  // namespace ringlab::bench
+}  // namespace ringlab::report
