@@ -15,7 +15,7 @@
 #include "output_file.hpp"
 #include "placement.hpp"
 #include "step_trace_gather.hpp"
-#include "test_data.hpp"
+#include "expected_values.hpp"
 
 namespace ringlab::cli {
 
