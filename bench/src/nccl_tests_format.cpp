@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "backend_registry.hpp"
+
 namespace ringlab::bench {
 
 namespace {
@@ -136,7 +138,7 @@ std::string nccl_tests_footer(const NcclTestsTable& table) {
 std::string nccl_tests_preamble(const nlohmann::json& report) {
   const nlohmann::json& config = report.at("config");
   const std::string backend = config.at("backend").get<std::string>();
-  const bool device = backend == "cuda-peer" || backend == "nccl";
+  const bool device = backend_uses_devices(backend);
   const std::int64_t step_bytes = config.at("stepbytes").get<std::int64_t>();
   std::string text = fmt::format("# ringlab bench: {}\n", report.at("command").get<std::string>());
   text += fmt::format("# backend {} | {} ranks | type {} | op {} | average {} | segment {} B | ringlab's own report: --json\n",

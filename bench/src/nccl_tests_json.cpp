@@ -5,6 +5,7 @@
 #include <charconv>
 #include <nlohmann/json.hpp>
 
+#include "backend_registry.hpp"
 #include "nccl_tests_format.hpp"
 
 namespace ringlab::bench {
@@ -44,7 +45,7 @@ nlohmann::json config_json(const nlohmann::json& report) {
   const nlohmann::json& config = report.at("config");
   const std::string backend = config.at("backend").get<std::string>();
   nlohmann::json out = {{"nthreads", 1},
-                        {"ngpus", backend == "cuda-peer" || backend == "nccl" ? 1 : 0},
+                        {"ngpus", backend_uses_devices(backend) ? 1 : 0},
                         {"minimum_bytes", config.at("minbytes")},
                         {"maximum_bytes", config.at("maxbytes")}};
   if (config.at("stepbytes").get<std::int64_t>() > 0)
