@@ -29,7 +29,7 @@ namespace {
 // Starts this process's rank of the MPI job and runs on_world(world communicator, whether CUDA-aware
 // MPI carries device buffers). `gpu_need` names the option that needs a GPU in every process
 // ("--backend nccl"), empty when none does.
-int run_on_mpi_world(const DeviceLayout& layout, const JobSetup& setup, std::string_view gpu_need,
+int run_on_mpi_world(const DeviceLayout& layout, const JobSetup& setup, [[maybe_unused]] std::string_view gpu_need,
                      const std::function<int(MpiCommunicator&, bool cuda_aware)>& on_world) {
 #ifdef RINGLAB_HAVE_CUDA
   // Every rank refuses on its own, before MPI starts, so none is killed before it says why.
