@@ -28,7 +28,7 @@ nlohmann::json fit_to_json(const LinearFit& fit, const char* intercept_name, con
   return {{intercept_name, fit.intercept},
           {slope_name, fit.slope},
           {"intercept_clamped_to_zero", fit.intercept_clamped},
-          {"slope_method", name_of(fit.slope_method)},
+          {"slope_method", describe(fit.slope_method)},
           {"outliers_dropped", dropped_samples_record(fit, ranks_of_sample)},
           {"relative_residuals", fit.relative_residuals},
           {"median_abs_relative_residual", fit.median_abs_residual},

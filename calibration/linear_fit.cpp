@@ -84,7 +84,7 @@ std::string describe_samples(std::span<const Sample> samples) {
   return text;
 }
 
-const char* name_of(SlopeMethod method) {
+std::string_view describe(SlopeMethod method) {
   return method == SlopeMethod::least_squares
              ? "relative least squares"
              : "Theil-Sen: the median of pairwise slopes (least squares found no positive slope)";

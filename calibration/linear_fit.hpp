@@ -13,6 +13,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -73,7 +74,7 @@ double fit_slope_relative(std::span<const Sample> samples, double intercept);
 std::string describe_samples(std::span<const Sample> samples);
 
 // "relative least squares" or "Theil-Sen (...)", for the calibration record.
-const char* name_of(SlopeMethod method);
+std::string_view describe(SlopeMethod method);
 
 // Fills relative_residuals, median_abs_residual and max_abs_residual of `fit` over `samples`.
 void set_residuals(LinearFit& fit, std::span<const Sample> samples);

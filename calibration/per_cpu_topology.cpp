@@ -20,7 +20,7 @@ nlohmann::json class_record(const LinearFit& fit, int pairs, const std::vector<s
   return {{"pairs", pairs},
           {"alpha_seconds", fit.intercept},
           {"beta_seconds_per_byte", fit.slope},
-          {"slope_method", name_of(fit.slope_method)},
+          {"slope_method", describe(fit.slope_method)},
           {"outliers_dropped", dropped_samples_record(fit, ranks_of_sample)},
           {"median_abs_relative_residual", fit.median_abs_residual},
           {"max_abs_relative_residual", fit.max_abs_residual}};

@@ -14,7 +14,7 @@
 #include "linear_fit.hpp"
 #include "measurements.hpp"
 #include "reduce.hpp"
-#include "test_data.hpp"
+#include "expected_values.hpp"
 
 namespace ringlab::calibration {
 

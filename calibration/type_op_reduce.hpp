@@ -4,7 +4,7 @@
 //   1. operands of in-cache bytes (the smallest reduce size, 64 KiB: 192 KiB touched) and of
 //      out-of-cache bytes (the first out-of-cache reduce size s, >= gamma_min_operand_bytes),
 //      filled for each (type, op) with the bench's verification inputs of ranks 0 and 1
-//      (test_data.hpp: exact small integers, varied element by element; the first 1 MiB's
+//      (expected_values.hpp: exact small integers, varied element by element; the first 1 MiB's
 //      values repeated, so filling costs less than timing);
 //   2. reduce_to, out of place as the float32/sum measurement (two reads, one write): in cache
 //      one warm-up and in_cache_calls timed calls, out of cache out_of_cache_calls (each a pass

@@ -7,6 +7,7 @@
 #include <optional>
 #include <memory>
 
+#include "backend_registry.hpp"
 #include "cli_util.hpp"
 #include "commands.hpp"
 #include "execute.hpp"
@@ -15,7 +16,7 @@
 #include "output_file.hpp"
 #include "placement.hpp"
 #include "step_trace_gather.hpp"
-#include "test_data.hpp"
+#include "expected_values.hpp"
 
 namespace ringlab::cli {
 
@@ -102,8 +103,8 @@ int run_on(Communicator& comm, const AllreduceArguments& arguments, const std::o
   std::int64_t total_wrong = 0;
   MeasuredTrace trace;
   for (const std::string& name : parse_name_list(arguments.algorithms, allreduce_implementations())) {
-    if (name == mpi_native && !comm.has_native_allreduce()) {
-      if (print) fmt::print("{:<20} skipped: needs --backend mpi\n", name);
+    if (const BackendInfo* owner = native_allreduce_owner(name); owner != nullptr && !comm.has_native_allreduce()) {
+      if (print) fmt::print("{:<20} skipped: needs --backend {}\n", name, owner->name);
       continue;
     }
     PreparedCollective prepared(name, Collective::allreduce, arguments.options, comm.size(), comm.rank());

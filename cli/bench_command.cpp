@@ -11,6 +11,7 @@
 #include <vector>
 #include <nlohmann/json.hpp>
 
+#include "backend_registry.hpp"
 #include "backends/threads_communicator.hpp"
 #include "bench_options.hpp"
 #include "clock_offset.hpp"
@@ -114,14 +115,15 @@ bench::BenchOptions to_options(const BenchArguments& arguments, const std::strin
   if (arguments.local_register != 0 && arguments.local_register != 1)
     throw std::invalid_argument("-R/--local_register takes 0 (heap buffers) or 1 (registered buffers)");
   checked_timeout(arguments.timeout_seconds);
-  if (backend != "cuda-peer" && arguments.ranks_per_gpu != 0)
+  const BackendInfo& backend_info = find_backend(backend);
+  if (!(backend_info.ranks_are_threads() && backend_info.uses_devices()) && arguments.ranks_per_gpu != 0)
     throw std::invalid_argument(fmt::format("--ranks-per-gpu applies to --backend cuda-peer, not {}", backend));
   if (arguments.gpu_buffers != 0 && arguments.gpu_buffers != 1)
     throw std::invalid_argument("--gpu-buffers takes 0 (host buffers) or 1 (device buffers)");
-  if (arguments.gpu_buffers == 1 && backend != "mpi")
+  if (arguments.gpu_buffers == 1 && backend_info.buffers != BufferMemory::host_or_device)
     throw std::invalid_argument(fmt::format("--gpu-buffers applies to --backend mpi; {} decides its buffers itself",
                                             backend));
-  if (!is_device_backend(backend) && arguments.gpus != 0)
+  if (!backend_info.uses_devices() && arguments.gpus != 0)
     throw std::invalid_argument(fmt::format("-g/--ngpus applies to --backend cuda-peer or nccl, not {}", backend));
   options.iterations = arguments.iterations;
   options.small_iterations = arguments.small_iterations;
@@ -132,7 +134,7 @@ bench::BenchOptions to_options(const BenchArguments& arguments, const std::strin
   options.average = static_cast<bench::Average>(arguments.average);
   options.segment_bytes = static_cast<std::size_t>(segment_bytes);
   options.register_buffers = arguments.local_register == 1;
-  options.device_buffers = is_device_backend(backend) || arguments.gpu_buffers == 1;
+  options.device_buffers = backend_info.uses_devices() || arguments.gpu_buffers == 1;
   options.timeout_seconds = arguments.timeout_seconds;
   options.fault = fault_from_environment();
   if (!arguments.converge.empty()) options.converge = bench::parse_converge(arguments.converge);
@@ -142,11 +144,11 @@ bench::BenchOptions to_options(const BenchArguments& arguments, const std::strin
   std::vector<std::string> valid = allreduce_implementations();
   valid.erase(std::remove(valid.begin(), valid.end(), std::string(mpi_native)), valid.end());
   if (!native.empty()) valid.push_back(native);
-  for (std::string_view other : {mpi_native, nccl_native})
-    if (other != native && arguments.sweep.algorithms != "all" &&
-        arguments.sweep.algorithms.find(other) != std::string::npos)
-      throw std::invalid_argument(fmt::format("'{}' needs --backend {} (run under mpiexec)", other,
-                                              other == mpi_native ? "mpi" : "nccl"));
+  for (const BackendInfo& other : backends())
+    if (!other.native_allreduce.empty() && other.native_allreduce != native && arguments.sweep.algorithms != "all" &&
+        arguments.sweep.algorithms.find(other.native_allreduce) != std::string::npos)
+      throw std::invalid_argument(fmt::format("'{}' needs --backend {} (run under mpiexec)", other.native_allreduce,
+                                              other.name));
   options.algorithms = parse_name_list(arguments.sweep.algorithms, valid);
   options.baseline = arguments.baseline;
   if (!options.baseline.empty() &&
@@ -216,7 +218,7 @@ int run_bench(Communicator& comm, const BenchArguments& arguments, const std::ve
   });
   const bool leader = comm.rank() == 0;
   bench::RunDescription run{arguments.command_line, backend, comm.transport_description(), comm.size(),
-                            report::describe_machine(backend == "mpi" || backend == "nccl" ? std::optional(mpi_library_name()) : std::nullopt),
+                            report::describe_machine(!find_backend(backend).ranks_are_threads() ? std::optional(mpi_library_name()) : std::nullopt),
                             std::move(notes), std::nullopt, {}, {}, {}};
 #ifdef RINGLAB_HAVE_CUDA
   if (leader) {
@@ -396,9 +398,10 @@ CommandRunner add_bench_command(CLI::App& app, const std::string& command_line) 
       notes.push_back(fmt::format("-d {} -o {}: {} (type, op) sweeps in turn; each row says its type and op (the sizes "
                                   "line above names the first)",
                                   arguments->sweep.type, arguments->op, cases.size()));
-    const int ranks_here = backend == "threads" || backend == "cuda-peer" ? arguments->ranks : 1;
+    const BackendInfo& backend_info = find_backend(backend);
+    const int ranks_here = backend_info.ranks_are_threads() ? arguments->ranks : 1;
     bench::check_memory(options, ranks_here, report::available_memory_bytes());
-    if (backend == "threads")  // the same 4 buffers a rank, with the threads' mailboxes and programs
+    if (backend_info.ranks_are_threads() && !backend_info.uses_devices())  // the same 4 buffers a rank, with the threads' mailboxes and programs
       check_threads_job(arguments->ranks, 4.0 * static_cast<double>(options.max_bytes) * arguments->ranks,
                          report::available_memory_bytes());
     check_output_option(arguments->sweep.json, arguments->sweep.force, "--json");

@@ -18,6 +18,7 @@
 #include "cli_util.hpp"
 #include "commands.hpp"
 #include "job_options.hpp"
+#include "backend_registry.hpp"
 #include "launch.hpp"
 #include "machine_info.hpp"
 #include "output_file.hpp"
@@ -261,7 +262,7 @@ std::string measure_again_hint(const CalibrateArguments& arguments, const std::s
       "(--min-time, now {} s), fewer pairs ({}), or larger sizes for beta (-e/--maxbytes, now {}; --beta-min-bytes, "
       "now {})",
       arguments.min_seconds_per_size,
-      backend == "threads" ? fmt::format("--ranks, now {}", arguments.ranks) : std::string("mpiexec -n 2"),
+      find_backend(backend).ranks_are_threads() ? fmt::format("--ranks, now {}", arguments.ranks) : std::string("mpiexec -n 2"),
       arguments.max_bytes, arguments.beta_min_bytes);
 }
 
@@ -372,7 +373,7 @@ int run_calibrate(Communicator& comm, const CalibrateArguments& arguments, const
         "-bind-to core' (the threads backend does not bind)",
         comm.rank(), own.list));
   const report::MachineInfo machine =
-      report::describe_machine(backend == "mpi" ? std::optional(mpi_library_name()) : std::nullopt);
+      report::describe_machine(!find_backend(backend).ranks_are_threads() ? std::optional(mpi_library_name()) : std::nullopt);
   const std::vector<report::RankCpus> rank_cpus = during_setup("exchanging the ranks' CPUs", arguments.timeout_seconds, [&] {
     return bench::gather_rank_cpus(comm, Clock::now() + timeout_from_seconds(arguments.timeout_seconds));
   });

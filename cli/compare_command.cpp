@@ -17,10 +17,9 @@
 
 #include "algorithms/algorithm.hpp"
 #include "cli_util.hpp"
-#include "closed_form.hpp"
+#include "predictor.hpp"
 #include "commands.hpp"
 #include "compare.hpp"
-#include "flow_level.hpp"
 #include "output_file.hpp"
 #include "flow_work.hpp"
 #include "utc_timestamp.hpp"
@@ -160,34 +159,31 @@ int run_compare(const CompareArguments& arguments) {
   // Each row's reduction is priced with its (type, op)'s gamma: one topology and gamma per pair met.
   simulator::TypeOpPricing pricing(topology, arguments.gamma_seconds_per_byte, print_warning);
 
-  // One entry per model, each model built per (type, op) met. The flow-level model cuts transfers
-  // as the bench did: one model per segment size met in the reports, too.
+  // One entry per model (make_model), in the order the comparison reports them: the closed form,
+  // then the flow-level model. Each model is built per (type, op) met; a model that cuts transfers
+  // as the bench did, per segment size met in the reports, too.
   using TypeOp = std::pair<DataType, ReduceOp>;
-  auto closed_forms = std::make_shared<std::map<TypeOp, simulator::ClosedFormModel>>();
-  auto flow_models = std::make_shared<std::map<std::pair<TypeOp, std::int64_t>, simulator::FlowLevelModel>>();
-  const std::vector<simulator::Predictor> predictors = {
-      {"closed-form",
-       [closed_forms, &pricing](const Schedule& schedule, std::int64_t count, DataType type, ReduceOp op, std::int64_t,
-                                simulator::Placement placement) {
-         auto model = closed_forms->find({type, op});
-         if (model == closed_forms->end()) {
-           const simulator::TypeOpPricing::Priced priced = pricing.at(type, op);
-           model = closed_forms->try_emplace({type, op}, priced.topology, priced.gamma_seconds_per_byte).first;
-         }
-         return model->second.predict(schedule, count, type, placement).seconds;
-       }},
-      {"flow-level", [flow_models, &pricing](const Schedule& schedule, std::int64_t count, DataType type, ReduceOp op,
-                                             std::int64_t segment_bytes, simulator::Placement placement) {
-         const auto key = std::make_pair(TypeOp{type, op}, segment_bytes);
-         auto model = flow_models->find(key);
-         if (model == flow_models->end()) {
-           const simulator::TypeOpPricing::Priced priced = pricing.at(type, op);
-           simulator::FlowLevelOptions options;
-           options.segment_bytes = segment_bytes;
-           model = flow_models->try_emplace(key, priced.topology, priced.gamma_seconds_per_byte, options).first;
-         }
-         return model->second.predict(schedule, count, type, placement).prediction.seconds;
-       }}};
+  std::vector<simulator::Predictor> predictors;
+  for (const std::string_view name : {"closed-form", "flow-level"}) {
+    const simulator::ModelInfo& model = simulator::find_model(name);
+    auto built = std::make_shared<std::map<std::pair<TypeOp, std::int64_t>, simulator::Predictor>>();
+    predictors.push_back({std::string(model.name), [&model, built, &pricing](
+                                                      const Schedule& schedule, std::int64_t count, DataType type,
+                                                      ReduceOp op, std::int64_t segment_bytes,
+                                                      simulator::Placement placement) {
+                            const auto key = std::make_pair(TypeOp{type, op}, model.cuts_segments ? segment_bytes : 0);
+                            auto found = built->find(key);
+                            if (found == built->end()) {
+                              const simulator::TypeOpPricing::Priced priced = pricing.at(type, op);
+                              found = built
+                                          ->try_emplace(key, simulator::make_model(model.name, priced.topology,
+                                                                                   priced.gamma_seconds_per_byte,
+                                                                                   key.second))
+                                          .first;
+                            }
+                            return found->second.seconds(schedule, count, type, op, segment_bytes, placement);
+                          }});
+  }
 
   simulator::Comparison comparison = simulator::compare_reports(reports, predictors, min_bytes);
   comparison.notes.insert(comparison.notes.begin(), notes.begin(), notes.end());

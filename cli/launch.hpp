@@ -13,12 +13,13 @@
 
 namespace ringlab::cli {
 
-// "auto" picks mpi when the process was started by an MPI launcher, else threads; "cuda-peer"
-// needs a build with CUDA (the message says how to get one).
+// "auto" picks mpi when the process was started by an MPI launcher, else threads; any other name
+// must be a registered backend (collectives/backend_registry.hpp; the message lists them) that
+// this build has (else the message says how to get a build with it).
 std::string resolve_backend(const std::string& backend);
 
-// Number of ranks the job will have on the resolved backend (threads: `thread_ranks`; mpi: the
-// launcher's size, or 1 when unknown). Known before any communicator exists.
+// Number of ranks the job will have on the resolved backend (ranks as threads: `thread_ranks`;
+// ranks under an MPI launcher: the launcher's size, or 1 when unknown). Known before any communicator exists.
 int expected_ranks(const std::string& backend, int thread_ranks);
 
 // What the ranks' set-up obeys, from process start to the body: the job's --timeout bounds each
@@ -53,9 +54,6 @@ class ReportedError : public std::runtime_error {
 // or a process no launcher started. Errors one rank meets while the job runs are printed by that
 // rank (run_ranks).
 bool prints_shared_errors();
-
-// True for backends whose collective buffers live in device memory.
-bool is_device_backend(const std::string& backend);
 
 // The MPI library's version line, when built with MPI.
 std::string mpi_library_name();

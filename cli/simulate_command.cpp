@@ -18,6 +18,7 @@
 #include "flow_level.hpp"
 #include "flow_trace.hpp"
 #include "flow_work.hpp"
+#include "predictor.hpp"
 #include "commands.hpp"
 #include "execute.hpp"
 #include "machine_info.hpp"
@@ -58,7 +59,6 @@ struct SimulateArguments {
 };
 
 constexpr const char* flow_level_name = "flow-level";
-constexpr const char* closed_form_name = "closed-form";
 
 // The sweep options of a prediction: one "iteration", nothing checked (#wrong is N/A), the type
 // and op priced (their gamma: type_op_gamma.hpp); segments as given for the flow-level model,
@@ -74,7 +74,7 @@ bench::BenchOptions to_options(const SimulateArguments& arguments, std::vector<s
   options.warmup_iterations = 0;
   options.check = false;
   const std::int64_t segment_bytes = parse_segment_bytes(arguments.segment_bytes);
-  options.segment_bytes = arguments.model == flow_level_name ? static_cast<std::size_t>(segment_bytes) : 0;
+  options.segment_bytes = simulator::find_model(arguments.model).cuts_segments ? static_cast<std::size_t>(segment_bytes) : 0;
   std::vector<std::string> valid;
   for (const AlgorithmInfo& info : algorithms()) valid.emplace_back(info.name);
   std::vector<std::string> listed = valid;  // "all": the algorithms with a schedule
@@ -196,9 +196,7 @@ int run_simulate(const SimulateArguments& arguments, TimeLimit& time_limit) {
   // Everything that can be refused is refused before the first prediction.
   const Topology topology = load_topology(arguments.topology);
   const int nranks = check_ranks(arguments, topology);
-  if (arguments.model != flow_level_name && arguments.model != closed_form_name)
-    throw std::invalid_argument(fmt::format("--model {} is not a model; pick {} or {}", arguments.model,
-                                            flow_level_name, closed_form_name));
+  simulator::find_model(arguments.model);  // throws for an unknown name, listing the models
   std::vector<std::string> notes;
   const bench::BenchOptions options = to_options(arguments, notes);
   const std::vector<bench::SweepSize> sizes = bench::sweep_sizes(options, &notes);
@@ -319,7 +317,8 @@ int run_workload_simulate(const SimulateArguments& arguments, TimeLimit& time_li
   simulator::TypeOpPricing pricing(topology, arguments.gamma_seconds_per_byte, print_warning);
   const simulator::TypeOpPricing::Priced priced = pricing.at(training::gradient_type, training::gradient_op);
   const double gamma = priced.gamma_seconds_per_byte;
-  const std::int64_t segment_bytes = arguments.model == flow_level_name ? parse_segment_bytes(arguments.segment_bytes) : 0;
+  const std::int64_t segment_bytes =
+      simulator::find_model(arguments.model).cuts_segments ? parse_segment_bytes(arguments.segment_bytes) : 0;
   simulator::WorkloadPredictor predictor(priced.topology, arguments.model, gamma, segment_bytes);
 
   training::WorkloadRunDescription run;

@@ -4,6 +4,8 @@
 #include <cstring>
 #include <limits>
 
+#include "backend_registry.hpp"
+
 namespace ringlab {
 
 namespace {
@@ -48,7 +50,8 @@ double offset_from_round_trips(const std::vector<RoundTrip>& round_trips) {
 }
 
 bool ranks_share_one_clock(const Communicator& comm) {
-  return comm.backend_name() == "threads" || comm.backend_name() == "cuda-peer";
+  const BackendInfo* backend = backend_named(comm.backend_name());
+  return backend != nullptr && backend->ranks_are_threads();
 }
 
 double estimate_clock_offset(Communicator& comm, Clock::time_point deadline, int round_trips) {

@@ -295,12 +295,6 @@ void Executor::run(const RankPlan& plan, Communicator& comm, const void* send, v
   }
 }
 
-std::string_view native_allreduce_of(std::string_view backend) {
-  if (backend == "mpi") return mpi_native;
-  if (backend == "nccl") return nccl_native;
-  return {};
-}
-
 std::vector<std::string> allreduce_implementations() {
   std::vector<std::string> names;
   for (const AlgorithmInfo& info : algorithms())
@@ -311,7 +305,7 @@ std::vector<std::string> allreduce_implementations() {
 
 PreparedCollective::PreparedCollective(std::string_view algorithm, Collective collective,
                                        const AlgorithmOptions& options, int nranks, int rank)
-    : algorithm_(algorithm), native_(algorithm == mpi_native || algorithm == nccl_native) {
+    : algorithm_(algorithm), native_(is_native_allreduce(algorithm)) {
   if (native_) {
     if (collective != Collective::allreduce)
       throw std::invalid_argument(fmt::format("'{}' only provides allreduce, not {}", algorithm, name_of(collective)));
@@ -334,7 +328,7 @@ void PreparedCollective::run(Communicator& comm, const void* send, void* recv, s
   }
   if (!comm.has_native_allreduce() || native_allreduce_of(comm.backend_name()) != algorithm_)
     throw std::invalid_argument(fmt::format("'{}' needs the {} backend; the {} backend has {}", algorithm_,
-                                            algorithm_ == mpi_native ? "mpi" : "nccl", comm.backend_name(),
+                                            native_allreduce_owner(algorithm_)->name, comm.backend_name(),
                                             comm.has_native_allreduce()
                                                 ? fmt::format("'{}' instead", native_allreduce_of(comm.backend_name()))
                                                 : std::string("no native all-reduce")));

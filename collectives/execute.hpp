@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "algorithms/algorithm.hpp"
+#include "backend_registry.hpp"
 #include "communicator.hpp"
 #include "datatype.hpp"
 #include "fault_injection.hpp"
@@ -77,14 +78,6 @@ class Executor {
   const Communicator* scratch_owner_ = nullptr;
   bool scratch_on_device_ = false;
 };
-
-// The names of the native baselines: MPI_Allreduce through the mpi backend, ncclAllReduce
-// through the nccl backend.
-inline constexpr std::string_view mpi_native = "mpi-native";
-inline constexpr std::string_view nccl_native = "nccl-native";
-
-// The native baseline of a backend ("mpi" -> mpi-native, "nccl" -> nccl-native), empty for none.
-std::string_view native_allreduce_of(std::string_view backend);
 
 // Every all-reduce the suite can run, schedule-based first, then the native baseline.
 std::vector<std::string> allreduce_implementations();

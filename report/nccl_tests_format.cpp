@@ -83,6 +83,8 @@ NcclTestsTable table_of(const std::string& algorithm, const nlohmann::json& resu
 
 }  // namespace
 
+bool report_backend_uses_devices(std::string_view backend) { return backend == "cuda-peer" || backend == "nccl"; }
+
 std::string_view nccl_tests_type_name(std::string_view type) {
   constexpr std::array<std::pair<std::string_view, std::string_view>, 6> spellings = {{{"float32", "float"},
                                                                                       {"float64", "double"},
@@ -140,7 +142,7 @@ std::string nccl_tests_footer(const NcclTestsTable& table) {
 std::string nccl_tests_preamble(const nlohmann::json& report) {
   const nlohmann::json& config = report.at("config");
   const std::string backend = config.at("backend").get<std::string>();
-  const bool device = backend == "cuda-peer" || backend == "nccl";
+  const bool device = report_backend_uses_devices(backend);
   const std::int64_t step_bytes = config.at("stepbytes").get<std::int64_t>();
   std::string text = fmt::format("# ringlab bench: {}\n", report.at("command").get<std::string>());
   text += fmt::format("# backend {} | {} ranks | type {} | op {} | average {} | segment {} B | ringlab's own report: --json\n",

@@ -21,6 +21,11 @@ namespace ringlab::report {
 // std::invalid_argument on any other name.
 std::string_view nccl_tests_type_name(std::string_view type);
 
+// Whether a report's backend (config.backend) runs its ranks on GPUs (cuda-peer, nccl): nccl-tests'
+// ngpus and the device lines. report/ sits below collectives/ and its backend registry, so it
+// reads the name as data; tests/test_registries.cpp checks it agrees with the registry.
+bool report_backend_uses_devices(std::string_view backend);
+
 // A number right-aligned in `width` characters as nccl-tests prints times and bandwidths: two
 // decimals, or one, or none when that is too wide, else in exponent form.
 std::string nccl_tests_number(double value, int width);

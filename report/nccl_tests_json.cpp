@@ -44,7 +44,7 @@ nlohmann::json config_json(const nlohmann::json& report) {
   const nlohmann::json& config = report.at("config");
   const std::string backend = config.at("backend").get<std::string>();
   nlohmann::json out = {{"nthreads", 1},
-                        {"ngpus", backend == "cuda-peer" || backend == "nccl" ? 1 : 0},
+                        {"ngpus", report_backend_uses_devices(backend) ? 1 : 0},
                         {"minimum_bytes", config.at("minbytes")},
                         {"maximum_bytes", config.at("maxbytes")}};
   if (config.at("stepbytes").get<std::int64_t>() > 0)

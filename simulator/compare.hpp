@@ -9,7 +9,7 @@
 //   3. relative error = (predicted - measured) / measured per row and model;
 //   4. per (algorithm, N, model): median and p90 (nearest rank) of |error| over the rows with
 //      size >= min_bytes, both placements counted.
-// A model is a Predictor (a name and a function), so a second model is one more entry.
+// A model is a Predictor (a name and a function, predictor.hpp), so a second model is one more entry.
 #pragma once
 
 #include <cstdint>
@@ -20,6 +20,7 @@
 
 #include "datatype.hpp"
 #include "job_footprint.hpp"
+#include "predictor.hpp"
 #include "schedule.hpp"
 
 namespace ringlab::simulator {
@@ -53,15 +54,6 @@ struct MeasuredReport {
 MeasuredReport read_measured_report(const std::string& path);
 // The same for a document already parsed; `path` names it in messages (the fuzz target's entry).
 MeasuredReport measured_report_from_json(const nlohmann::json& document, const std::string& path);
-
-struct Predictor {
-  std::string name;  // e.g. "closed-form"
-  // The time of one call; type and op are the row's, segment_bytes is the segment size the bench
-  // ran with, placement the row's column.
-  std::function<double(const Schedule&, std::int64_t count, DataType type, ReduceOp op, std::int64_t segment_bytes,
-                       Placement placement)>
-      seconds;
-};
 
 struct ComparedRow {
   std::string report;

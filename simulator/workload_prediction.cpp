@@ -29,17 +29,7 @@ bool algorithm_serves(const std::string& algorithm, training::ReplayMode mode) {
 
 WorkloadPredictor::WorkloadPredictor(const Topology& topology, const std::string& model, double gamma_seconds_per_byte,
                                      std::int64_t segment_bytes)
-    : topology_(topology), flow_level_(model == "flow-level") {
-  if (model != "flow-level" && model != "closed-form")
-    throw std::invalid_argument(fmt::format("--model {} is not a model; pick flow-level or closed-form", model));
-  if (flow_level_) {
-    FlowLevelOptions options;
-    options.segment_bytes = segment_bytes;
-    flow_model_ = std::make_unique<FlowLevelModel>(topology, gamma_seconds_per_byte, options);
-  } else {
-    closed_form_ = std::make_unique<ClosedFormModel>(topology, gamma_seconds_per_byte);
-  }
-}
+    : topology_(topology), model_(make_model(model, topology, gamma_seconds_per_byte, segment_bytes)) {}
 
 double WorkloadPredictor::collective_seconds(const std::string& algorithm, Collective collective, int nranks,
                                              std::int64_t count) {
@@ -49,8 +39,8 @@ double WorkloadPredictor::collective_seconds(const std::string& algorithm, Colle
   auto schedule = schedules_.find(schedule_key);
   if (schedule == schedules_.end())
     schedule = schedules_.emplace(schedule_key, make_schedule(algorithm, collective, nranks, AlgorithmOptions{})).first;
-  const double seconds = flow_level_ ? flow_model_->predict(schedule->second, count, training::gradient_type).prediction.seconds
-                                     : closed_form_->predict(schedule->second, count, training::gradient_type).seconds;
+  const double seconds =
+      model_.seconds(schedule->second, count, training::gradient_type, ReduceOp::sum, 0, Placement::out_of_place);
   prices_.emplace(price_key, seconds);
   return seconds;
 }

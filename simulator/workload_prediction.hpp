@@ -21,8 +21,7 @@
 #include <utility>
 #include <vector>
 
-#include "closed_form.hpp"
-#include "flow_level.hpp"
+#include "predictor.hpp"
 #include "schedule.hpp"
 #include "topology.hpp"
 #include "workload_plan.hpp"
@@ -41,8 +40,9 @@ bool algorithm_serves(const std::string& algorithm, training::ReplayMode mode);
 
 class WorkloadPredictor {
  public:
-  // model: "flow-level" (segments of segment_bytes) or "closed-form". Keeps a reference to the
-  // topology, which must outlive it. Throws std::invalid_argument for an unknown model.
+  // model: "flow-level" (segments of segment_bytes) or "closed-form" (make_model). Keeps a
+  // reference to the topology, which must outlive it. Throws std::invalid_argument for an unknown
+  // model.
   WorkloadPredictor(const Topology& topology, const std::string& model, double gamma_seconds_per_byte,
                     std::int64_t segment_bytes);
   // Throws std::invalid_argument when the plan has more ranks than the topology has endpoints or
@@ -52,9 +52,7 @@ class WorkloadPredictor {
  private:
   double collective_seconds(const std::string& algorithm, Collective collective, int nranks, std::int64_t count);
   const Topology& topology_;
-  bool flow_level_;
-  std::unique_ptr<ClosedFormModel> closed_form_;
-  std::unique_ptr<FlowLevelModel> flow_model_;
+  Predictor model_;
   std::map<std::tuple<std::string, Collective, int>, Schedule> schedules_;
   std::map<std::tuple<std::string, Collective, int, std::int64_t>, double> prices_;
 };

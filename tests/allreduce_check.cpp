@@ -7,7 +7,7 @@
 #include <cstring>
 
 #include "execute.hpp"
-#include "test_data.hpp"
+#include "expected_values.hpp"
 
 namespace ringlab::testing {
 

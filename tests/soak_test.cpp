@@ -20,7 +20,7 @@
 
 #include "backends/threads_communicator.hpp"
 #include "execute.hpp"
-#include "test_data.hpp"
+#include "expected_values.hpp"
 
 namespace ringlab {
 namespace {

@@ -8,7 +8,7 @@
 #include "algorithms/algorithm.hpp"
 #include "backends/threads_communicator.hpp"
 #include "execute.hpp"
-#include "test_data.hpp"
+#include "expected_values.hpp"
 
 namespace ringlab {
 namespace {

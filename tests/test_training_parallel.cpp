@@ -117,7 +117,7 @@ class TrainingEquivalence : public ::testing::TestWithParam<std::tuple<Mode, std
 TEST_P(TrainingEquivalence, SameLossAndWeightsAsSingleRank) {
   const auto& [mode, algorithm, nranks] = GetParam();
   const RunOutcome outcome = train(tiny_config(mode, algorithm), nranks);
-  expect_same_training(reference(), outcome, name_of(mode) + " " + algorithm + " N=" + std::to_string(nranks));
+  expect_same_training(reference(), outcome, std::string(name_of(mode)) + " " + algorithm + " N=" + std::to_string(nranks));
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -129,7 +129,7 @@ INSTANTIATE_TEST_SUITE_P(
                       std::tuple{Mode::dp, "recursive_doubling", 4}, std::tuple{Mode::hybrid, "interval_paired", 3},
                       std::tuple{Mode::hybrid, "interval_paired", 4}, std::tuple{Mode::hybrid, "parameter_server", 3}),
     [](const auto& test_info) {
-      return name_of(std::get<0>(test_info.param)) + "_" + std::get<1>(test_info.param) + "_N" +
+      return std::string(name_of(std::get<0>(test_info.param))) + "_" + std::get<1>(test_info.param) + "_N" +
              std::to_string(std::get<2>(test_info.param));
     });
 

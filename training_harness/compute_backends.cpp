@@ -17,7 +17,7 @@ ComputeKind parse_compute(const std::string& text) {
   throw std::invalid_argument(fmt::format("unknown compute backend '{}'; valid: cpu, gpu", text));
 }
 
-std::string name_of(ComputeKind kind) { return kind == ComputeKind::gpu ? "gpu" : "cpu"; }
+std::string_view name_of(ComputeKind kind) { return kind == ComputeKind::gpu ? "gpu" : "cpu"; }
 
 bool gpu_compute_built() { return RINGLAB_HAVE_GPU_COMPUTE != 0; }
 

@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "compute.hpp"
 
@@ -14,7 +15,7 @@ enum class ComputeKind { cpu, gpu };
 
 // Throws std::invalid_argument naming the valid backends.
 ComputeKind parse_compute(const std::string& text);
-std::string name_of(ComputeKind kind);
+std::string_view name_of(ComputeKind kind);
 
 // True when this build has the GPU backend.
 bool gpu_compute_built();

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <stdexcept>
 
+#include "backend_registry.hpp"
 #include "workload_plan.hpp"
 
 namespace ringlab::training {
@@ -18,11 +19,12 @@ std::unique_ptr<PreparedCollective> prepare(const std::string& algorithm, Collec
 }  // namespace
 
 void check_algorithm(const std::string& algorithm, bool need_gather_and_scatter) {
-  if (algorithm == mpi_native) {
+  if (is_native_allreduce(algorithm)) {
     if (need_gather_and_scatter)
-      throw std::invalid_argument(
-          "--mode hybrid needs reduce_scatter and allgather, and mpi-native offers only allreduce; "
-          "pick parameter_server, ring or interval_paired");
+      throw std::invalid_argument(fmt::format(
+          "--mode hybrid needs reduce_scatter and allgather, and {} offers only allreduce; "
+          "pick parameter_server, ring or interval_paired",
+          algorithm));
     return;
   }
   const AlgorithmInfo& info = find_algorithm(algorithm);  // throws listing the valid names

@@ -17,7 +17,7 @@ Mode parse_mode(const std::string& text) {
   throw std::invalid_argument(fmt::format("unknown mode '{}'; valid modes: single, dp, hybrid", text));
 }
 
-std::string name_of(Mode mode) {
+std::string_view name_of(Mode mode) {
   switch (mode) {
     case Mode::single: return "single";
     case Mode::dp: return "dp";

@@ -13,6 +13,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "compute.hpp"
@@ -24,7 +25,7 @@ namespace ringlab::training {
 
 enum class Mode { single, dp, hybrid };
 Mode parse_mode(const std::string& text);
-std::string name_of(Mode mode);
+std::string_view name_of(Mode mode);
 
 struct TrainConfig {
   Mode mode = Mode::single;

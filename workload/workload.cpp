@@ -215,7 +215,7 @@ Workload make_workload(const std::string& name) {
       fmt::format("unknown workload '{}'; pick one of {}", name, fmt::join(workload_names(), ", ")));
 }
 
-const char* name_of(WorkloadLayerKind kind) {
+std::string_view name_of(WorkloadLayerKind kind) {
   switch (kind) {
     case WorkloadLayerKind::conv: return "conv";
     case WorkloadLayerKind::pool: return "pool";

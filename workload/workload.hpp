@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ringlab::training {
@@ -55,6 +56,6 @@ std::vector<std::string> workload_names();
 // Throws std::invalid_argument naming the valid workloads.
 Workload make_workload(const std::string& name);
 
-const char* name_of(WorkloadLayerKind kind);
+std::string_view name_of(WorkloadLayerKind kind);
 
 }  // namespace ringlab::training

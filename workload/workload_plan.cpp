@@ -13,9 +13,9 @@ ReplayMode parse_replay_mode(const std::string& name) {
   throw std::invalid_argument(fmt::format("unknown --mode '{}'; pick dp, hybrid or both", name));
 }
 
-const char* name_of(ReplayMode mode) { return mode == ReplayMode::dp ? "dp" : "hybrid"; }
+std::string_view name_of(ReplayMode mode) { return mode == ReplayMode::dp ? "dp" : "hybrid"; }
 
-const char* name_of(PhaseKind kind) {
+std::string_view name_of(PhaseKind kind) {
   switch (kind) {
     case PhaseKind::compute: return "compute";
     case PhaseKind::allreduce: return "allreduce";

@@ -20,6 +20,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "datatype.hpp"
@@ -35,10 +36,10 @@ inline constexpr ReduceOp gradient_op = ReduceOp::sum;
 
 enum class ReplayMode { dp, hybrid };
 ReplayMode parse_replay_mode(const std::string& name);  // throws naming dp, hybrid
-const char* name_of(ReplayMode mode);
+std::string_view name_of(ReplayMode mode);
 
 enum class PhaseKind { compute, allreduce, allgather, reduce_scatter };
-const char* name_of(PhaseKind kind);
+std::string_view name_of(PhaseKind kind);
 
 struct Phase {
   PhaseKind kind = PhaseKind::compute;

@@ -11,7 +11,7 @@
 #include "clock_offset.hpp"
 #include "execute.hpp"
 #include "placement.hpp"
-#include "test_data.hpp"
+#include "expected_values.hpp"
 
 namespace ringlab::bench {
 

@@ -27,13 +27,17 @@ struct AlgorithmInfo {
 // Every schedule-based algorithm, in the order reports list them.
 std::span<const AlgorithmInfo> algorithms();
 std::vector<std::string> algorithm_names();
-// Throws std::invalid_argument listing the valid names.
-const AlgorithmInfo& find_algorithm(std::string_view name);
+// Throws std::invalid_argument listing the valid names (of `table`: the registry unless a test
+// hands it one with a toy algorithm added).
+const AlgorithmInfo& find_algorithm(std::string_view name, std::span<const AlgorithmInfo> table = algorithms());
 bool supports(const AlgorithmInfo& algorithm, Collective collective);
 
 // Validates the arguments (nranks >= 1, root in range, shards in [1, nranks], collective supported)
 // with messages that say how to fix them, then builds the schedule.
 Schedule make_schedule(std::string_view algorithm, Collective collective, int nranks,
+                       const AlgorithmOptions& options = {});
+// The same for a registry entry already found.
+Schedule make_schedule(const AlgorithmInfo& algorithm, Collective collective, int nranks,
                        const AlgorithmOptions& options = {});
 
 // The algorithm files.

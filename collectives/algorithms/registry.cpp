@@ -31,17 +31,21 @@ std::span<const AlgorithmInfo> algorithms() {
   return table;
 }
 
-std::vector<std::string> algorithm_names() {
+namespace {
+std::vector<std::string> names_of(std::span<const AlgorithmInfo> table) {
   std::vector<std::string> names;
-  for (const AlgorithmInfo& info : algorithms()) names.emplace_back(info.name);
+  for (const AlgorithmInfo& info : table) names.emplace_back(info.name);
   return names;
 }
+}  // namespace
 
-const AlgorithmInfo& find_algorithm(std::string_view name) {
-  for (const AlgorithmInfo& info : algorithms())
+std::vector<std::string> algorithm_names() { return names_of(algorithms()); }
+
+const AlgorithmInfo& find_algorithm(std::string_view name, std::span<const AlgorithmInfo> table) {
+  for (const AlgorithmInfo& info : table)
     if (info.name == name) return info;
   throw std::invalid_argument(
-      fmt::format("unknown algorithm '{}'; valid algorithms: {}", name, fmt::join(algorithm_names(), ", ")));
+      fmt::format("unknown algorithm '{}'; valid algorithms: {}", name, fmt::join(names_of(table), ", ")));
 }
 
 bool supports(const AlgorithmInfo& algorithm, Collective collective) {
@@ -51,7 +55,11 @@ bool supports(const AlgorithmInfo& algorithm, Collective collective) {
 
 Schedule make_schedule(std::string_view algorithm, Collective collective, int nranks,
                        const AlgorithmOptions& options) {
-  const AlgorithmInfo& info = find_algorithm(algorithm);
+  return make_schedule(find_algorithm(algorithm), collective, nranks, options);
+}
+
+Schedule make_schedule(const AlgorithmInfo& info, Collective collective, int nranks,
+                       const AlgorithmOptions& options) {
   if (nranks < 1)
     throw std::invalid_argument(fmt::format("number of ranks must be at least 1 (got {})", nranks));
   if (options.root < 0 || options.root >= nranks)

@@ -1,6 +1,7 @@
-// Verification data the nccl-tests way: every input is a small integer, exact in every type, and
-// every partial result stays exact, so any summation order gives bit-identical results and a
-// result can be compared bit for bit with the expected value.
+// Expected values the nccl-tests way: the inputs and the results a correct collective gives. Every
+// input is a small integer, exact in every type, and every partial result stays exact, so any
+// summation order gives bit-identical results and a result can be compared bit for bit with the
+// expected value. Production code (bench -c 1, allreduce --check), not only the tests'.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-#include "test_data.hpp"
+#include "expected_values.hpp"
 
 #include <algorithm>
 #include <cstring>

@@ -1,0 +1,71 @@
+// The backends whose ranks are threads of this process: threads and cuda-peer. Both run every
+// rank through one wrapper that keeps the largest exit status and turns one rank's failure into
+// the end of the job (the failing rank prints its error; the ranks it stopped are summed up).
+#include <algorithm>
+#include <mutex>
+
+#include "backends/threads_communicator.hpp"
+#include "fault_injection.hpp"
+#include "launchers.hpp"
+#include "machine_info.hpp"
+#include "rank_errors.hpp"
+#ifdef RINGLAB_HAVE_CUDA
+#include "cuda_peer_communicator.hpp"
+#include "device_memory.hpp"
+#endif
+
+namespace ringlab::cli {
+
+namespace {
+
+using RankStarter = std::function<void(const std::function<void(Communicator&)>& rank_body)>;
+
+// Runs body on every rank through `start` (one thread per rank) and returns the largest status.
+// The rank that failed prints its error, the ranks its failure stopped are summed up in one line
+// (RankErrors), and main does not repeat what a rank printed (ReportedError).
+int largest_status(const JobSetup& setup, const RankBody& body, const RankStarter& start) {
+  std::mutex status_mutex;
+  int status = 0;
+  RankErrors errors;
+  try {
+    start([&](Communicator& comm) {
+      int rank_status = 0;
+      try {
+        inject_setup_fault(setup.fault, {FaultPoint::setup, FaultPoint::mpi_init}, comm.rank(),
+                           "before the configuration agreement check", [&comm] { return comm.aborted(); });
+        rank_status = body(comm);
+      } catch (const std::exception& error) {
+        errors.rank_failed(comm, error);
+        throw;
+      }
+      const std::lock_guard lock(status_mutex);
+      status = std::max(status, rank_status);
+    });
+  } catch (const std::exception& error) {
+    errors.print_stopped();
+    if (errors.printed(error.what())) throw ReportedError(error.what());
+    throw;
+  }
+  return status;
+}
+
+}  // namespace
+
+int launch_threads(const DeviceLayout& layout, const JobSetup& setup, const RankBody& body) {
+  check_threads_job(layout.ranks, 0, bench::available_memory_bytes());
+  return largest_status(setup, body, [&](const std::function<void(Communicator&)>& rank_body) {
+    run_threads(layout.ranks, rank_body);
+  });
+}
+
+#ifdef RINGLAB_HAVE_CUDA
+int launch_cuda_peer(const DeviceLayout& layout, const JobSetup& setup, const RankBody& body) {
+  check_threads_job(layout.ranks, 0, bench::available_memory_bytes());
+  const std::vector<int> devices = assign_devices(layout, cuda::visible_device_count());
+  return largest_status(setup, body, [&](const std::function<void(Communicator&)>& rank_body) {
+    cuda::run_cuda_peer(devices, rank_body);
+  });
+}
+#endif
+
+}  // namespace ringlab::cli
