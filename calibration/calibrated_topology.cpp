@@ -1,4 +1,4 @@
-#include "calibrated_topology.hpp"
+#include "calibration/calibrated_topology.hpp"
 
 #include <fmt/format.h>
 
@@ -9,8 +9,8 @@
 #include <stdexcept>
 #include <utility>
 
-#include "presets.hpp"
-#include "robust_fit.hpp"
+#include "topology/presets.hpp"
+#include "calibration/robust_fit.hpp"
 
 namespace ringlab::calibration {
 

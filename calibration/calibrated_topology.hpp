@@ -42,10 +42,10 @@
 #include <utility>
 #include <vector>
 
-#include "linear_fit.hpp"
-#include "measurements.hpp"
-#include "topology.hpp"
-#include "type_op_reduce.hpp"
+#include "calibration/linear_fit.hpp"
+#include "calibration/measurements.hpp"
+#include "topology/topology.hpp"
+#include "calibration/type_op_reduce.hpp"
 
 namespace ringlab::calibration {
 

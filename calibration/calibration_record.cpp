@@ -1,4 +1,4 @@
-#include "calibration_record.hpp"
+#include "calibration/calibration_record.hpp"
 
 #include <fmt/format.h>
 
@@ -9,9 +9,9 @@
 #include <tuple>
 #include <utility>
 
-#include "checked_number.hpp"
-#include "printable.hpp"
-#include "topology_io.hpp"
+#include "io/checked_number.hpp"
+#include "io/printable.hpp"
+#include "topology/topology_io.hpp"
 
 namespace ringlab::calibration {
 

@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "calibrated_topology.hpp"
+#include "calibration/calibrated_topology.hpp"
 
 namespace ringlab::calibration {
 

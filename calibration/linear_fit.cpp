@@ -1,4 +1,4 @@
-#include "linear_fit.hpp"
+#include "calibration/linear_fit.hpp"
 
 #include <fmt/format.h>
 

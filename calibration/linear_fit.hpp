@@ -17,7 +17,7 @@
 #include <utility>
 #include <vector>
 
-#include "statistics.hpp"
+#include "report/statistics.hpp"
 
 namespace ringlab::calibration {
 

@@ -1,4 +1,4 @@
-#include "measurements.hpp"
+#include "calibration/measurements.hpp"
 
 #include <fmt/format.h>
 #include <sched.h>
@@ -12,8 +12,8 @@
 #include <set>
 #include <thread>
 
-#include "linear_fit.hpp"
-#include "reduce.hpp"
+#include "calibration/linear_fit.hpp"
+#include "collectives/reduce.hpp"
 
 namespace ringlab::calibration {
 

@@ -9,9 +9,9 @@
 #include <utility>
 #include <vector>
 
-#include "communicator.hpp"
-#include "fault_injection.hpp"
-#include "type_op_reduce.hpp"
+#include "collectives/communicator.hpp"
+#include "collectives/fault_injection.hpp"
+#include "calibration/type_op_reduce.hpp"
 
 namespace ringlab::calibration {
 

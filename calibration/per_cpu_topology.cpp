@@ -1,4 +1,4 @@
-#include "per_cpu_topology.hpp"
+#include "calibration/per_cpu_topology.hpp"
 
 #include <fmt/format.h>
 

@@ -37,7 +37,7 @@
 #include <utility>
 #include <vector>
 
-#include "calibrated_topology.hpp"
+#include "calibration/calibrated_topology.hpp"
 
 namespace ringlab::calibration {
 

@@ -1,4 +1,4 @@
-#include "robust_fit.hpp"
+#include "calibration/robust_fit.hpp"
 
 #include <fmt/format.h>
 

@@ -28,7 +28,7 @@
 #include <span>
 #include <vector>
 
-#include "linear_fit.hpp"
+#include "calibration/linear_fit.hpp"
 
 namespace ringlab::calibration {
 

@@ -1,4 +1,4 @@
-#include "type_op_reduce.hpp"
+#include "calibration/type_op_reduce.hpp"
 
 #include <fmt/format.h>
 
@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "linear_fit.hpp"
-#include "measurements.hpp"
-#include "reduce.hpp"
-#include "expected_values.hpp"
+#include "calibration/linear_fit.hpp"
+#include "calibration/measurements.hpp"
+#include "collectives/reduce.hpp"
+#include "collectives/expected_values.hpp"
 
 namespace ringlab::calibration {
 

@@ -20,8 +20,8 @@
 #include <nlohmann/json_fwd.hpp>
 #include <vector>
 
-#include "datatype.hpp"
-#include "topology.hpp"
+#include "collectives/datatype.hpp"
+#include "topology/topology.hpp"
 
 namespace ringlab::calibration {
 

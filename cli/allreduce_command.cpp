@@ -7,16 +7,16 @@
 #include <optional>
 #include <memory>
 
-#include "backend_registry.hpp"
-#include "cli_util.hpp"
-#include "commands.hpp"
-#include "execute.hpp"
-#include "job_options.hpp"
-#include "launch.hpp"
-#include "output_file.hpp"
-#include "placement.hpp"
-#include "step_trace_gather.hpp"
-#include "expected_values.hpp"
+#include "collectives/backend_registry.hpp"
+#include "cli/cli_util.hpp"
+#include "cli/commands.hpp"
+#include "collectives/execute.hpp"
+#include "cli/job_options.hpp"
+#include "cli/launch.hpp"
+#include "io/output_file.hpp"
+#include "collectives/placement.hpp"
+#include "collectives/step_trace_gather.hpp"
+#include "collectives/expected_values.hpp"
 
 namespace ringlab::cli {
 

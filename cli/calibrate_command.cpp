@@ -12,22 +12,22 @@
 #include <stdexcept>
 #include <utility>
 
-#include "checked_option.hpp"
-#include "calibrated_topology.hpp"
-#include "calibration_record.hpp"
-#include "cli_util.hpp"
-#include "commands.hpp"
-#include "job_options.hpp"
-#include "backend_registry.hpp"
-#include "launch.hpp"
-#include "machine_info.hpp"
-#include "output_file.hpp"
-#include "per_cpu_topology.hpp"
-#include "rank_cpus_exchange.hpp"
-#include "rank_placement.hpp"
-#include "utc_timestamp.hpp"
-#include "setup_phase.hpp"
-#include "topology_io.hpp"
+#include "cli/checked_option.hpp"
+#include "calibration/calibrated_topology.hpp"
+#include "calibration/calibration_record.hpp"
+#include "cli/cli_util.hpp"
+#include "cli/commands.hpp"
+#include "cli/job_options.hpp"
+#include "collectives/backend_registry.hpp"
+#include "cli/launch.hpp"
+#include "report/machine_info.hpp"
+#include "io/output_file.hpp"
+#include "calibration/per_cpu_topology.hpp"
+#include "bench/src/rank_cpus_exchange.hpp"
+#include "report/rank_placement.hpp"
+#include "report/utc_timestamp.hpp"
+#include "cli/setup_phase.hpp"
+#include "topology/topology_io.hpp"
 
 namespace ringlab::cli {
 

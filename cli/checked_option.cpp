@@ -1,4 +1,4 @@
-#include "checked_option.hpp"
+#include "cli/checked_option.hpp"
 
 #include <optional>
 #include <string>

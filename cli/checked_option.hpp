@@ -6,7 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "checked_number.hpp"
+#include "io/checked_number.hpp"
 
 namespace ringlab::cli {
 

@@ -1,4 +1,4 @@
-#include "cli_util.hpp"
+#include "cli/cli_util.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -9,9 +9,9 @@
 #include <limits>
 #include <stdexcept>
 
-#include "output_file.hpp"
-#include "printable.hpp"
-#include "segment_limits.hpp"
+#include "io/output_file.hpp"
+#include "io/printable.hpp"
+#include "collectives/segment_limits.hpp"
 
 namespace ringlab::cli {
 

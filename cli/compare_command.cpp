@@ -15,17 +15,17 @@
 #include <utility>
 #include <vector>
 
-#include "algorithms/algorithm.hpp"
-#include "cli_util.hpp"
-#include "predictor.hpp"
-#include "commands.hpp"
-#include "compare.hpp"
-#include "output_file.hpp"
-#include "flow_work.hpp"
-#include "utc_timestamp.hpp"
-#include "time_limit.hpp"
-#include "topology_io.hpp"
-#include "type_op_gamma.hpp"
+#include "collectives/algorithms/algorithm.hpp"
+#include "cli/cli_util.hpp"
+#include "simulator/predictor.hpp"
+#include "cli/commands.hpp"
+#include "simulator/compare.hpp"
+#include "io/output_file.hpp"
+#include "simulator/flow_work.hpp"
+#include "report/utc_timestamp.hpp"
+#include "cli/time_limit.hpp"
+#include "topology/topology_io.hpp"
+#include "simulator/type_op_gamma.hpp"
 
 namespace ringlab::cli {
 

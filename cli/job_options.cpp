@@ -1,4 +1,4 @@
-#include "job_options.hpp"
+#include "cli/job_options.hpp"
 
 #include <fmt/format.h>
 
@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
-#include "communicator.hpp"
+#include "collectives/communicator.hpp"
 
 namespace ringlab::cli {
 

@@ -7,7 +7,7 @@
 #include <chrono>
 #include <optional>
 
-#include "fault_injection.hpp"
+#include "collectives/fault_injection.hpp"
 
 namespace ringlab::cli {
 

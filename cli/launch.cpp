@@ -1,7 +1,7 @@
 // Resolves --backend through the backend registry (collectives/backend_registry.hpp) and starts a
 // job's ranks through the launcher table below: one line a backend, its launch function, or, where
 // this build lacks the backend, how to get one that has it.
-#include "launch.hpp"
+#include "cli/launch.hpp"
 
 #include <fmt/format.h>
 
@@ -10,10 +10,10 @@
 #include <span>
 #include <string_view>
 
-#include "backend_registry.hpp"
-#include "launchers.hpp"
+#include "collectives/backend_registry.hpp"
+#include "cli/launchers.hpp"
 #ifdef RINGLAB_HAVE_MPI
-#include "backends/mpi_communicator.hpp"
+#include "collectives/backends/mpi_communicator.hpp"
 #endif
 
 namespace ringlab::cli {

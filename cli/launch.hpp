@@ -7,9 +7,9 @@
 #include <stdexcept>
 #include <string>
 
-#include "backends/device_assignment.hpp"
-#include "communicator.hpp"
-#include "fault_injection.hpp"
+#include "collectives/backends/device_assignment.hpp"
+#include "collectives/communicator.hpp"
+#include "collectives/fault_injection.hpp"
 
 namespace ringlab::cli {
 

@@ -8,18 +8,18 @@
 #include <stdexcept>
 #include <string_view>
 
-#include "backends/mpi_communicator.hpp"
-#include "fault_injection.hpp"
-#include "launchers.hpp"
-#include "printable.hpp"
+#include "collectives/backends/mpi_communicator.hpp"
+#include "collectives/fault_injection.hpp"
+#include "cli/launchers.hpp"
+#include "io/printable.hpp"
 #ifdef RINGLAB_HAVE_CUDA
-#include "device_memory.hpp"
+#include "collectives/cuda/device_memory.hpp"
 #endif
 #ifdef RINGLAB_HAVE_NCCL_BACKEND
-#include "nccl_communicator.hpp"
+#include "collectives/cuda/nccl_communicator.hpp"
 #endif
 #ifdef RINGLAB_HAVE_MPI_DEVICE
-#include "mpi_device_communicator.hpp"
+#include "collectives/cuda/mpi_device_communicator.hpp"
 #endif
 
 namespace ringlab::cli {

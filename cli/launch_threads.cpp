@@ -4,14 +4,14 @@
 #include <algorithm>
 #include <mutex>
 
-#include "backends/threads_communicator.hpp"
-#include "fault_injection.hpp"
-#include "launchers.hpp"
-#include "machine_info.hpp"
-#include "rank_errors.hpp"
+#include "collectives/backends/threads_communicator.hpp"
+#include "collectives/fault_injection.hpp"
+#include "cli/launchers.hpp"
+#include "report/machine_info.hpp"
+#include "cli/rank_errors.hpp"
 #ifdef RINGLAB_HAVE_CUDA
-#include "cuda_peer_communicator.hpp"
-#include "device_memory.hpp"
+#include "collectives/cuda/cuda_peer_communicator.hpp"
+#include "collectives/cuda/device_memory.hpp"
 #endif
 
 namespace ringlab::cli {
@@ -52,7 +52,7 @@ int largest_status(const JobSetup& setup, const RankBody& body, const RankStarte
 }  // namespace
 
 int launch_threads(const DeviceLayout& layout, const JobSetup& setup, const RankBody& body) {
-  check_threads_job(layout.ranks, 0, bench::available_memory_bytes());
+  check_threads_job(layout.ranks, 0, report::available_memory_bytes());
   return largest_status(setup, body, [&](const std::function<void(Communicator&)>& rank_body) {
     run_threads(layout.ranks, rank_body);
   });
@@ -60,7 +60,7 @@ int launch_threads(const DeviceLayout& layout, const JobSetup& setup, const Rank
 
 #ifdef RINGLAB_HAVE_CUDA
 int launch_cuda_peer(const DeviceLayout& layout, const JobSetup& setup, const RankBody& body) {
-  check_threads_job(layout.ranks, 0, bench::available_memory_bytes());
+  check_threads_job(layout.ranks, 0, report::available_memory_bytes());
   const std::vector<int> devices = assign_devices(layout, cuda::visible_device_count());
   return largest_status(setup, body, [&](const std::function<void(Communicator&)>& rank_body) {
     cuda::run_cuda_peer(devices, rank_body);

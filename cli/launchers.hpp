@@ -4,9 +4,9 @@
 
 #include <functional>
 
-#include "backends/device_assignment.hpp"
-#include "communicator.hpp"
-#include "launch.hpp"
+#include "collectives/backends/device_assignment.hpp"
+#include "collectives/communicator.hpp"
+#include "cli/launch.hpp"
 
 namespace ringlab::cli {
 

@@ -5,9 +5,9 @@
 #include <exception>
 #include <string>
 
-#include "commands.hpp"
-#include "launch.hpp"
-#include "printable.hpp"
+#include "cli/commands.hpp"
+#include "cli/launch.hpp"
+#include "io/printable.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"ringlab: measure, model and replay all-reduce (parameter server, ring, interval-paired ring and "

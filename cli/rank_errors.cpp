@@ -1,9 +1,9 @@
-#include "rank_errors.hpp"
+#include "cli/rank_errors.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "printable.hpp"
+#include "io/printable.hpp"
 
 namespace ringlab::cli {
 

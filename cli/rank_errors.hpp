@@ -8,7 +8,7 @@
 #include <set>
 #include <string>
 
-#include "communicator.hpp"
+#include "collectives/communicator.hpp"
 
 namespace ringlab::cli {
 

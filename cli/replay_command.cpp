@@ -11,19 +11,19 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
-#include "checked_option.hpp"
-#include "algorithms/algorithm.hpp"
-#include "cli_util.hpp"
-#include "commands.hpp"
-#include "compute.hpp"
-#include "job_options.hpp"
-#include "launch.hpp"
-#include "output_file.hpp"
-#include "replay.hpp"
-#include "replay_profile_measure.hpp"
-#include "machine_info.hpp"
-#include "timed_collectives.hpp"
-#include "workload_report.hpp"
+#include "cli/checked_option.hpp"
+#include "collectives/algorithms/algorithm.hpp"
+#include "cli/cli_util.hpp"
+#include "cli/commands.hpp"
+#include "training_harness/compute.hpp"
+#include "cli/job_options.hpp"
+#include "cli/launch.hpp"
+#include "io/output_file.hpp"
+#include "training_harness/replay.hpp"
+#include "training_harness/replay_profile_measure.hpp"
+#include "report/machine_info.hpp"
+#include "training_harness/timed_collectives.hpp"
+#include "workload/workload_report.hpp"
 
 namespace ringlab::cli {
 

@@ -5,9 +5,9 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
-#include "algorithms/algorithm.hpp"
-#include "commands.hpp"
-#include "schedule_io.hpp"
+#include "collectives/algorithms/algorithm.hpp"
+#include "cli/commands.hpp"
+#include "collectives/schedule_io.hpp"
 
 namespace ringlab::cli {
 

@@ -8,7 +8,7 @@
 
 #include <string_view>
 
-#include "communicator.hpp"
+#include "collectives/communicator.hpp"
 
 namespace ringlab::cli {
 

@@ -1,11 +1,11 @@
-#include "sweep_arguments.hpp"
+#include "cli/sweep_arguments.hpp"
 
 #include <fmt/format.h>
 
 #include <stdexcept>
 
-#include "cli_util.hpp"
-#include "datatype.hpp"
+#include "cli/cli_util.hpp"
+#include "collectives/datatype.hpp"
 
 namespace ringlab::cli {
 

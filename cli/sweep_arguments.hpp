@@ -9,8 +9,8 @@
 #include <optional>
 #include <string>
 
-#include "algorithms/algorithm.hpp"
-#include "bench_options.hpp"
+#include "collectives/algorithms/algorithm.hpp"
+#include "bench/src/bench_options.hpp"
 
 namespace ringlab::cli {
 

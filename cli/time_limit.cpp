@@ -1,4 +1,4 @@
-#include "time_limit.hpp"
+#include "cli/time_limit.hpp"
 
 #include <fmt/format.h>
 

@@ -16,7 +16,7 @@
 #include <mutex>
 #include <string>
 
-#include "process_deadline.hpp"
+#include "collectives/process_deadline.hpp"
 
 namespace ringlab::cli {
 

@@ -8,15 +8,15 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli_util.hpp"
-#include "commands.hpp"
-#include "output_file.hpp"
-#include "utc_timestamp.hpp"
-#include "topology_detect.hpp"
-#include "presets.hpp"
-#include "time_limit.hpp"
-#include "topology_io.hpp"
-#include "topology_summary.hpp"
+#include "cli/cli_util.hpp"
+#include "cli/commands.hpp"
+#include "io/output_file.hpp"
+#include "report/utc_timestamp.hpp"
+#include "cli/topology_detect.hpp"
+#include "topology/presets.hpp"
+#include "cli/time_limit.hpp"
+#include "topology/topology_io.hpp"
+#include "topology/topology_summary.hpp"
 
 namespace ringlab::cli {
 

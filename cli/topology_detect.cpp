@@ -1,4 +1,4 @@
-#include "topology_detect.hpp"
+#include "cli/topology_detect.hpp"
 
 #include <fmt/format.h>
 
@@ -9,7 +9,7 @@
 #include <hwloc.h>
 #endif
 #ifdef RINGLAB_HAVE_CUDA
-#include "device_info.hpp"
+#include "collectives/cuda/device_info.hpp"
 #endif
 
 namespace ringlab::cli {

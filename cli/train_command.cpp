@@ -11,17 +11,17 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
-#include "checked_option.hpp"
-#include "cifar_io.hpp"
-#include "miniimagenet_io.hpp"
-#include "cli_util.hpp"
-#include "commands.hpp"
-#include "job_options.hpp"
-#include "launch.hpp"
-#include "output_file.hpp"
-#include "machine_info.hpp"
-#include "train_report.hpp"
-#include "train_run.hpp"
+#include "cli/checked_option.hpp"
+#include "training_harness/cifar_io.hpp"
+#include "training_harness/miniimagenet_io.hpp"
+#include "cli/cli_util.hpp"
+#include "cli/commands.hpp"
+#include "cli/job_options.hpp"
+#include "cli/launch.hpp"
+#include "io/output_file.hpp"
+#include "report/machine_info.hpp"
+#include "training_harness/train_report.hpp"
+#include "training_harness/train_run.hpp"
 
 namespace ringlab::cli {
 

@@ -3,12 +3,12 @@
 
 #include <memory>
 
-#include "algorithms/algorithm.hpp"
-#include "cli_util.hpp"
-#include "commands.hpp"
-#include "schedule_io.hpp"
-#include "time_limit.hpp"
-#include "verify.hpp"
+#include "collectives/algorithms/algorithm.hpp"
+#include "cli/cli_util.hpp"
+#include "cli/commands.hpp"
+#include "collectives/schedule_io.hpp"
+#include "cli/time_limit.hpp"
+#include "collectives/verify.hpp"
 
 namespace ringlab::cli {
 

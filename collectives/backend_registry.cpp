@@ -1,6 +1,6 @@
 // The backend table and its look-ups. A new backend is its communicator file, one line here and
 // one launcher line in cli/launch.cpp.
-#include "backend_registry.hpp"
+#include "collectives/backend_registry.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

@@ -1,10 +1,10 @@
-#include "clock_offset.hpp"
+#include "collectives/clock_offset.hpp"
 
 #include <algorithm>
 #include <cstring>
 #include <limits>
 
-#include "backend_registry.hpp"
+#include "collectives/backend_registry.hpp"
 
 namespace ringlab {
 

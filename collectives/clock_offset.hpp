@@ -6,7 +6,7 @@
 
 #include <vector>
 
-#include "communicator.hpp"
+#include "collectives/communicator.hpp"
 
 namespace ringlab {
 

@@ -1,11 +1,11 @@
-#include "communicator.hpp"
+#include "collectives/communicator.hpp"
 
 #include <fmt/format.h>
 
 #include <cstring>
 #include <vector>
 
-#include "reduce.hpp"
+#include "collectives/reduce.hpp"
 
 namespace ringlab {
 

@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "datatype.hpp"
+#include "collectives/datatype.hpp"
 
 namespace ringlab {
 

@@ -1,4 +1,4 @@
-#include "datatype.hpp"
+#include "collectives/datatype.hpp"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "element_coverage.hpp"
+#include "collectives/element_coverage.hpp"
 
 #include <algorithm>
 #include <iterator>

@@ -1,4 +1,4 @@
-#include "execute.hpp"
+#include "collectives/execute.hpp"
 
 #include <fmt/format.h>
 
@@ -9,10 +9,10 @@
 #include <limits>
 #include <stdexcept>
 
-#include "element_coverage.hpp"
-#include "reduce.hpp"
-#include "step_plan.hpp"
-#include "verify.hpp"
+#include "collectives/element_coverage.hpp"
+#include "collectives/reduce.hpp"
+#include "collectives/step_plan.hpp"
+#include "collectives/verify.hpp"
 
 namespace ringlab {
 

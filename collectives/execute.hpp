@@ -10,13 +10,13 @@
 #include <string_view>
 #include <vector>
 
-#include "algorithms/algorithm.hpp"
-#include "backend_registry.hpp"
-#include "communicator.hpp"
-#include "datatype.hpp"
-#include "fault_injection.hpp"
-#include "schedule.hpp"
-#include "step_trace.hpp"
+#include "collectives/algorithms/algorithm.hpp"
+#include "collectives/backend_registry.hpp"
+#include "collectives/communicator.hpp"
+#include "collectives/datatype.hpp"
+#include "collectives/fault_injection.hpp"
+#include "collectives/schedule.hpp"
+#include "collectives/step_trace.hpp"
 
 namespace ringlab {
 

@@ -1,10 +1,10 @@
-#include "expected_values.hpp"
+#include "collectives/expected_values.hpp"
 
 #include <algorithm>
 #include <cstring>
 #include <vector>
 
-#include "reduce.hpp"
+#include "collectives/reduce.hpp"
 
 namespace ringlab {
 

@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "datatype.hpp"
-#include "schedule.hpp"
+#include "collectives/datatype.hpp"
+#include "collectives/schedule.hpp"
 
 namespace ringlab {
 

@@ -1,4 +1,4 @@
-#include "fault_injection.hpp"
+#include "collectives/fault_injection.hpp"
 
 #include <fmt/format.h>
 
@@ -11,10 +11,10 @@
 #include <thread>
 #include <vector>
 
-#include "checked_number.hpp"
-#include "communicator.hpp"
-#include "execute.hpp"
-#include "printable.hpp"
+#include "io/checked_number.hpp"
+#include "collectives/communicator.hpp"
+#include "collectives/execute.hpp"
+#include "io/printable.hpp"
 
 namespace ringlab {
 

@@ -1,4 +1,4 @@
-#include "process_deadline.hpp"
+#include "collectives/process_deadline.hpp"
 
 #include <cstdio>
 #include <cstdlib>

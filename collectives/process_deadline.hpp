@@ -12,7 +12,7 @@
 #include <string>
 #include <thread>
 
-#include "communicator.hpp"
+#include "collectives/communicator.hpp"
 
 namespace ringlab {
 

@@ -19,7 +19,7 @@
 //   into two float vectors by a shift and a mask (no shuffles; results go back the same way).
 // - The last count % (elements per step) elements go through the reference loop.
 #undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "reduce.cpp"
+#define HWY_TARGET_INCLUDE "collectives/reduce.cpp"
 #include <hwy/foreach_target.h>  // must come before highway.h
 #include <hwy/highway.h>
 
@@ -27,8 +27,8 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "reduce.hpp"
-#include "reduce_reference.hpp"
+#include "collectives/reduce.hpp"
+#include "collectives/reduce_reference.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace ringlab::simd {

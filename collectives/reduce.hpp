@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "datatype.hpp"
+#include "collectives/datatype.hpp"
 
 namespace ringlab {
 

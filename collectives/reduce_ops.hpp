@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "datatype.hpp"
+#include "collectives/datatype.hpp"
 
 namespace ringlab::reduce_ops {
 

@@ -1,9 +1,9 @@
 // The scalar reference kernels (reduce_reference.hpp). One template loop per (element type, op)
 // over restrict pointers; the (type, op) switch sits outside the loop. The arithmetic itself is in
 // reduce_ops.hpp, shared with the CUDA kernels.
-#include "reduce_reference.hpp"
+#include "collectives/reduce_reference.hpp"
 
-#include "reduce_ops.hpp"
+#include "collectives/reduce_ops.hpp"
 
 namespace ringlab::reference {
 namespace {

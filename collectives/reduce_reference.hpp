@@ -7,7 +7,7 @@
 
 #include <cstddef>
 
-#include "datatype.hpp"
+#include "collectives/datatype.hpp"
 
 namespace ringlab::reference {
 

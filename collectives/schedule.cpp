@@ -1,4 +1,4 @@
-#include "schedule.hpp"
+#include "collectives/schedule.hpp"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "schedule_io.hpp"
+#include "collectives/schedule_io.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
@@ -9,8 +9,8 @@
 #include <ostream>
 #include <stdexcept>
 
-#include "json_input.hpp"
-#include "printable.hpp"
+#include "io/json_input.hpp"
+#include "io/printable.hpp"
 
 namespace ringlab {
 

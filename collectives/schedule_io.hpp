@@ -7,7 +7,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "schedule.hpp"
+#include "collectives/schedule.hpp"
 
 namespace ringlab {
 

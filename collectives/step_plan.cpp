@@ -1,4 +1,4 @@
-#include "step_plan.hpp"
+#include "collectives/step_plan.hpp"
 
 #include <algorithm>
 #include <utility>

@@ -19,8 +19,8 @@
 #include <span>
 #include <vector>
 
-#include "element_coverage.hpp"
-#include "schedule.hpp"
+#include "collectives/element_coverage.hpp"
+#include "collectives/schedule.hpp"
 
 namespace ringlab {
 

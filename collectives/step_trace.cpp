@@ -1,4 +1,4 @@
-#include "step_trace.hpp"
+#include "collectives/step_trace.hpp"
 
 #include <fmt/format.h>
 

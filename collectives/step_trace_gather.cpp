@@ -1,6 +1,6 @@
-#include "step_trace_gather.hpp"
+#include "collectives/step_trace_gather.hpp"
 
-#include "clock_offset.hpp"
+#include "collectives/clock_offset.hpp"
 
 #include <algorithm>
 #include <cstdint>

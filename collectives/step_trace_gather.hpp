@@ -9,9 +9,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "communicator.hpp"
-#include "execute.hpp"
-#include "step_trace.hpp"
+#include "collectives/communicator.hpp"
+#include "collectives/execute.hpp"
+#include "collectives/step_trace.hpp"
 
 namespace ringlab {
 

@@ -1,4 +1,4 @@
-#include "verify.hpp"
+#include "collectives/verify.hpp"
 
 #include <fmt/format.h>
 
@@ -9,7 +9,7 @@
 #include <optional>
 #include <tuple>
 
-#include "step_clock.hpp"
+#include "collectives/step_clock.hpp"
 
 namespace ringlab {
 

@@ -12,7 +12,7 @@
 #include <tuple>
 #include <vector>
 
-#include "schedule.hpp"
+#include "collectives/schedule.hpp"
 
 namespace ringlab {
 

@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "bench_options.hpp"
-#include "sweep_arguments.hpp"
+#include "bench/src/bench_options.hpp"
+#include "cli/sweep_arguments.hpp"
 
 namespace {
 

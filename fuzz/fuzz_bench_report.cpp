@@ -15,8 +15,8 @@
 #include <string>
 #include <string_view>
 
-#include "compare.hpp"
-#include "fuzz_json_input.hpp"
+#include "simulator/compare.hpp"
+#include "fuzz/fuzz_json_input.hpp"
 
 namespace {
 

@@ -14,8 +14,8 @@
 #include <stdexcept>
 #include <string_view>
 
-#include "calibration_record.hpp"
-#include "fuzz_json_input.hpp"
+#include "calibration/calibration_record.hpp"
+#include "fuzz/fuzz_json_input.hpp"
 
 namespace {
 

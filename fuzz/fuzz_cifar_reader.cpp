@@ -9,8 +9,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include "cifar_io.hpp"
-#include "fuzz_support.hpp"
+#include "training_harness/cifar_io.hpp"
+#include "fuzz/fuzz_support.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   namespace training = ringlab::training;

@@ -12,8 +12,8 @@
 #include <string>
 #include <string_view>
 
-#include "checked_number.hpp"
-#include "printable.hpp"
+#include "io/checked_number.hpp"
+#include "io/printable.hpp"
 
 namespace {
 

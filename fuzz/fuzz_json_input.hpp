@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <string_view>
 
-#include "json_input.hpp"
+#include "io/json_input.hpp"
 
 namespace ringlab::fuzz {
 

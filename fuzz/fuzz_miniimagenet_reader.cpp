@@ -11,8 +11,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include "fuzz_support.hpp"
-#include "miniimagenet_io.hpp"
+#include "fuzz/fuzz_support.hpp"
+#include "training_harness/miniimagenet_io.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   namespace training = ringlab::training;

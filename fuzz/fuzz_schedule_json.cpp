@@ -12,8 +12,8 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
-#include "schedule_io.hpp"
-#include "verify.hpp"
+#include "collectives/schedule_io.hpp"
+#include "collectives/verify.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const nlohmann::json document = nlohmann::json::parse(data, data + size, nullptr, false);

@@ -18,12 +18,12 @@
 #include <string_view>
 #include <vector>
 
-#include "algorithms/algorithm.hpp"
-#include "cifar_io.hpp"
-#include "miniimagenet_io.hpp"
-#include "presets.hpp"
-#include "schedule_io.hpp"
-#include "topology_io.hpp"
+#include "collectives/algorithms/algorithm.hpp"
+#include "training_harness/cifar_io.hpp"
+#include "training_harness/miniimagenet_io.hpp"
+#include "topology/presets.hpp"
+#include "collectives/schedule_io.hpp"
+#include "topology/topology_io.hpp"
 
 namespace fs = std::filesystem;
 namespace training = ringlab::training;

@@ -1,4 +1,4 @@
-#include "checked_number.hpp"
+#include "io/checked_number.hpp"
 
 #include <fmt/format.h>
 
@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
-#include "printable.hpp"
+#include "io/printable.hpp"
 
 namespace ringlab::io {
 

@@ -1,4 +1,4 @@
-#include "output_file.hpp"
+#include "io/output_file.hpp"
 
 #include <fcntl.h>
 #include <fmt/format.h>

@@ -1,4 +1,4 @@
-#include "printable.hpp"
+#include "io/printable.hpp"
 
 #include <fmt/format.h>
 

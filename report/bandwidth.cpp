@@ -1,4 +1,4 @@
-#include "bandwidth.hpp"
+#include "report/bandwidth.hpp"
 
 namespace ringlab::report {
 

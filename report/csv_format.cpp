@@ -1,4 +1,4 @@
-#include "csv_format.hpp"
+#include "report/csv_format.hpp"
 
 #include <algorithm>
 #include <map>

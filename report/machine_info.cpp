@@ -1,4 +1,4 @@
-#include "machine_info.hpp"
+#include "report/machine_info.hpp"
 
 #include <unistd.h>
 

@@ -1,4 +1,4 @@
-#include "nccl_tests_format.hpp"
+#include "report/nccl_tests_format.hpp"
 
 #include <fmt/format.h>
 #include <fmt/printf.h>

@@ -1,11 +1,11 @@
-#include "nccl_tests_json.hpp"
+#include "report/nccl_tests_json.hpp"
 
 #include <fmt/printf.h>
 
 #include <charconv>
 #include <nlohmann/json.hpp>
 
-#include "nccl_tests_format.hpp"
+#include "report/nccl_tests_format.hpp"
 
 namespace ringlab::report {
 

@@ -1,4 +1,4 @@
-#include "rank_placement.hpp"
+#include "report/rank_placement.hpp"
 
 #include <fmt/format.h>
 #include <sched.h>

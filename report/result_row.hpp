@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "statistics.hpp"
+#include "report/statistics.hpp"
 
 namespace ringlab::report {
 

@@ -1,4 +1,4 @@
-#include "statistics.hpp"
+#include "report/statistics.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "utc_timestamp.hpp"
+#include "report/utc_timestamp.hpp"
 
 #include <chrono>
 #include <ctime>

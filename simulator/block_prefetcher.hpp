@@ -6,8 +6,8 @@
 #include <cstddef>
 #include <vector>
 
-#include "schedule.hpp"
-#include "schedule_walk.hpp"
+#include "collectives/schedule.hpp"
+#include "simulator/schedule_walk.hpp"
 
 namespace ringlab::simulator {
 

@@ -1,14 +1,14 @@
-#include "closed_form.hpp"
+#include "simulator/closed_form.hpp"
 
 #include <fmt/format.h>
 
 #include <cmath>
 #include <stdexcept>
 
-#include "closed_form_alike.hpp"
-#include "closed_form_ops.hpp"
-#include "job_footprint.hpp"
-#include "schedule_walk.hpp"
+#include "simulator/closed_form_alike.hpp"
+#include "simulator/closed_form_ops.hpp"
+#include "simulator/job_footprint.hpp"
+#include "simulator/schedule_walk.hpp"
 
 namespace ringlab::simulator {
 

@@ -28,13 +28,13 @@
 #include <utility>
 #include <vector>
 
-#include "compact_schedule.hpp"
-#include "datatype.hpp"
-#include "job_footprint.hpp"
-#include "physical_ranges.hpp"
-#include "route_costs.hpp"
-#include "schedule.hpp"
-#include "topology.hpp"
+#include "simulator/compact_schedule.hpp"
+#include "collectives/datatype.hpp"
+#include "simulator/job_footprint.hpp"
+#include "topology/physical_ranges.hpp"
+#include "simulator/route_costs.hpp"
+#include "collectives/schedule.hpp"
+#include "topology/topology.hpp"
 
 namespace ringlab::simulator {
 

@@ -7,13 +7,13 @@
 // max(out, in)), then + gamma x reduced, the same on every rank. predict_alike checks that
 // condition in one read of the schedule, rank against rank 0, and gives up at the first rank that
 // differs (for a schedule whose ranks do not run alike, mostly within its first ranks).
-#include "closed_form_alike.hpp"
+#include "simulator/closed_form_alike.hpp"
 
 #include <algorithm>
 
-#include "block_prefetcher.hpp"
-#include "schedule_walk.hpp"
-#include "step_clock.hpp"
+#include "simulator/block_prefetcher.hpp"
+#include "simulator/schedule_walk.hpp"
+#include "collectives/step_clock.hpp"
 
 namespace ringlab::simulator {
 namespace {

@@ -5,8 +5,8 @@
 #include <optional>
 #include <vector>
 
-#include "closed_form.hpp"
-#include "closed_form_ops.hpp"
+#include "simulator/closed_form.hpp"
+#include "simulator/closed_form_ops.hpp"
 
 namespace ringlab::simulator {
 

@@ -18,10 +18,10 @@
 #include <type_traits>
 #include <vector>
 
-#include "closed_form.hpp"
-#include "closed_form_ops.hpp"
-#include "rotated_run.hpp"
-#include "step_clock.hpp"
+#include "simulator/closed_form.hpp"
+#include "simulator/closed_form_ops.hpp"
+#include "simulator/rotated_run.hpp"
+#include "collectives/step_clock.hpp"
 
 namespace ringlab::simulator {
 namespace {

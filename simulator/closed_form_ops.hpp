@@ -8,9 +8,9 @@
 #include <span>
 #include <vector>
 
-#include "datatype.hpp"
-#include "route_costs.hpp"
-#include "schedule.hpp"
+#include "collectives/datatype.hpp"
+#include "simulator/route_costs.hpp"
+#include "collectives/schedule.hpp"
 
 namespace ringlab::simulator {
 

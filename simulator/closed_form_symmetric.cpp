@@ -7,9 +7,9 @@
 #include <optional>
 #include <vector>
 
-#include "closed_form.hpp"
-#include "closed_form_ops.hpp"
-#include "step_clock.hpp"
+#include "simulator/closed_form.hpp"
+#include "simulator/closed_form_ops.hpp"
+#include "collectives/step_clock.hpp"
 
 namespace ringlab::simulator {
 

@@ -7,11 +7,11 @@
 #include <cstdint>
 #include <vector>
 
-#include "block_prefetcher.hpp"
-#include "closed_form.hpp"
-#include "closed_form_ops.hpp"
-#include "schedule_walk.hpp"
-#include "step_clock.hpp"
+#include "simulator/block_prefetcher.hpp"
+#include "simulator/closed_form.hpp"
+#include "simulator/closed_form_ops.hpp"
+#include "simulator/schedule_walk.hpp"
+#include "collectives/step_clock.hpp"
 
 namespace ringlab::simulator {
 

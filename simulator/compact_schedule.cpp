@@ -1,8 +1,8 @@
-#include "compact_schedule.hpp"
+#include "simulator/compact_schedule.hpp"
 
 #include <limits>
 
-#include "schedule_walk.hpp"
+#include "simulator/schedule_walk.hpp"
 
 namespace ringlab::simulator {
 

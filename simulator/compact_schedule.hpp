@@ -14,7 +14,7 @@
 #include <span>
 #include <vector>
 
-#include "schedule.hpp"
+#include "collectives/schedule.hpp"
 
 namespace ringlab::simulator {
 

@@ -1,4 +1,4 @@
-#include "compare.hpp"
+#include "simulator/compare.hpp"
 
 #include <fmt/format.h>
 
@@ -13,13 +13,13 @@
 #include <string_view>
 #include <stdexcept>
 
-#include "algorithms/algorithm.hpp"
-#include "segment_limits.hpp"
-#include "checked_number.hpp"
-#include "finite_prediction.hpp"
-#include "json_input.hpp"
-#include "printable.hpp"
-#include "statistics.hpp"
+#include "collectives/algorithms/algorithm.hpp"
+#include "collectives/segment_limits.hpp"
+#include "io/checked_number.hpp"
+#include "simulator/finite_prediction.hpp"
+#include "io/json_input.hpp"
+#include "io/printable.hpp"
+#include "report/statistics.hpp"
 
 namespace ringlab::simulator {
 

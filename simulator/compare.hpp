@@ -18,10 +18,10 @@
 #include <string>
 #include <vector>
 
-#include "datatype.hpp"
-#include "job_footprint.hpp"
-#include "predictor.hpp"
-#include "schedule.hpp"
+#include "collectives/datatype.hpp"
+#include "simulator/job_footprint.hpp"
+#include "simulator/predictor.hpp"
+#include "collectives/schedule.hpp"
 
 namespace ringlab::simulator {
 

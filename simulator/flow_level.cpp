@@ -1,4 +1,4 @@
-#include "flow_level.hpp"
+#include "simulator/flow_level.hpp"
 
 #include <fmt/format.h>
 
@@ -11,11 +11,11 @@
 #include <stdexcept>
 #include <utility>
 
-#include "flow_routes.hpp"
-#include "job_footprint.hpp"
-#include "max_min.hpp"
-#include "schedule_walk.hpp"
-#include "scratch_receives.hpp"
+#include "simulator/flow_routes.hpp"
+#include "simulator/job_footprint.hpp"
+#include "simulator/max_min.hpp"
+#include "simulator/schedule_walk.hpp"
+#include "simulator/scratch_receives.hpp"
 
 namespace ringlab::simulator {
 

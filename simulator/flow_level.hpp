@@ -29,11 +29,11 @@
 #include <memory>
 #include <vector>
 
-#include "closed_form.hpp"
-#include "datatype.hpp"
-#include "job_footprint.hpp"
-#include "schedule.hpp"
-#include "topology.hpp"
+#include "simulator/closed_form.hpp"
+#include "collectives/datatype.hpp"
+#include "simulator/job_footprint.hpp"
+#include "collectives/schedule.hpp"
+#include "topology/topology.hpp"
 
 namespace ringlab::simulator {
 

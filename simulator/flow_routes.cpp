@@ -1,4 +1,4 @@
-#include "flow_routes.hpp"
+#include "simulator/flow_routes.hpp"
 
 namespace ringlab::simulator {
 

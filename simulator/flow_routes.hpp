@@ -8,8 +8,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "routing.hpp"
-#include "topology.hpp"
+#include "topology/routing.hpp"
+#include "topology/topology.hpp"
 
 namespace ringlab::simulator {
 

@@ -1,10 +1,10 @@
-#include "flow_trace.hpp"
+#include "simulator/flow_trace.hpp"
 
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
 
-#include "step_trace.hpp"
+#include "collectives/step_trace.hpp"
 
 namespace ringlab::simulator {
 

@@ -13,8 +13,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "flow_level.hpp"
-#include "topology.hpp"
+#include "simulator/flow_level.hpp"
+#include "topology/topology.hpp"
 
 namespace ringlab::simulator {
 

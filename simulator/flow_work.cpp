@@ -1,4 +1,4 @@
-#include "flow_work.hpp"
+#include "simulator/flow_work.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <string>
 
-#include "datatype.hpp"
-#include "schedule.hpp"
+#include "collectives/datatype.hpp"
+#include "collectives/schedule.hpp"
 
 namespace ringlab::simulator {
 

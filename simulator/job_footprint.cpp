@@ -1,8 +1,8 @@
-#include "job_footprint.hpp"
+#include "simulator/job_footprint.hpp"
 
 #include <algorithm>
 
-#include "schedule_walk.hpp"
+#include "simulator/schedule_walk.hpp"
 
 namespace ringlab::simulator {
 

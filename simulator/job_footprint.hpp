@@ -11,9 +11,9 @@
 
 #include <cstdint>
 
-#include "datatype.hpp"
-#include "placement.hpp"
-#include "schedule.hpp"
+#include "collectives/datatype.hpp"
+#include "collectives/placement.hpp"
+#include "collectives/schedule.hpp"
 
 namespace ringlab::simulator {
 

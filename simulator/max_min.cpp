@@ -1,4 +1,4 @@
-#include "max_min.hpp"
+#include "simulator/max_min.hpp"
 
 #include <algorithm>
 #include <functional>

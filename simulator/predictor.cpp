@@ -1,13 +1,13 @@
 // The model table and make_model: each model wrapped as a Predictor that owns it.
-#include "predictor.hpp"
+#include "simulator/predictor.hpp"
 
 #include <fmt/format.h>
 
 #include <memory>
 #include <stdexcept>
 
-#include "closed_form.hpp"
-#include "flow_level.hpp"
+#include "simulator/closed_form.hpp"
+#include "simulator/flow_level.hpp"
 
 namespace ringlab::simulator {
 

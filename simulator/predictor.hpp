@@ -9,10 +9,10 @@
 #include <string>
 #include <string_view>
 
-#include "datatype.hpp"
-#include "job_footprint.hpp"
-#include "schedule.hpp"
-#include "topology.hpp"
+#include "collectives/datatype.hpp"
+#include "simulator/job_footprint.hpp"
+#include "collectives/schedule.hpp"
+#include "topology/topology.hpp"
 
 namespace ringlab::simulator {
 

@@ -1,8 +1,8 @@
-#include "rotated_run.hpp"
+#include "simulator/rotated_run.hpp"
 
 #include <algorithm>
 
-#include "step_clock.hpp"
+#include "collectives/step_clock.hpp"
 
 namespace ringlab::simulator {
 namespace {

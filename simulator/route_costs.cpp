@@ -1,4 +1,4 @@
-#include "route_costs.hpp"
+#include "simulator/route_costs.hpp"
 
 #include <algorithm>
 #include <stdexcept>

@@ -20,8 +20,8 @@
 #include <optional>
 #include <vector>
 
-#include "routing.hpp"
-#include "topology.hpp"
+#include "topology/routing.hpp"
+#include "topology/topology.hpp"
 
 namespace ringlab::simulator {
 

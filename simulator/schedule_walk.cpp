@@ -1,4 +1,4 @@
-#include "schedule_walk.hpp"
+#include "simulator/schedule_walk.hpp"
 
 #include <fmt/format.h>
 

@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <span>
 
-#include "schedule.hpp"
-#include "topology.hpp"
+#include "collectives/schedule.hpp"
+#include "topology/topology.hpp"
 
 namespace ringlab::simulator {
 

@@ -1,4 +1,4 @@
-#include "scratch_receives.hpp"
+#include "simulator/scratch_receives.hpp"
 
 #include <algorithm>
 

@@ -14,10 +14,10 @@
 #include <span>
 #include <vector>
 
-#include "element_coverage.hpp"
-#include "placement.hpp"
-#include "schedule.hpp"
-#include "step_plan.hpp"
+#include "collectives/element_coverage.hpp"
+#include "collectives/placement.hpp"
+#include "collectives/schedule.hpp"
+#include "collectives/step_plan.hpp"
 
 namespace ringlab::simulator {
 

@@ -1,4 +1,4 @@
-#include "type_op_gamma.hpp"
+#include "simulator/type_op_gamma.hpp"
 
 #include <fmt/format.h>
 
@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "closed_form.hpp"
+#include "simulator/closed_form.hpp"
 
 namespace ringlab::simulator {
 

@@ -27,8 +27,8 @@
 #include <string>
 #include <utility>
 
-#include "datatype.hpp"
-#include "topology.hpp"
+#include "collectives/datatype.hpp"
+#include "topology/topology.hpp"
 
 namespace ringlab::simulator {
 

@@ -1,10 +1,10 @@
-#include "workload_prediction.hpp"
+#include "simulator/workload_prediction.hpp"
 
 #include <fmt/format.h>
 
 #include <stdexcept>
 
-#include "algorithms/algorithm.hpp"
+#include "collectives/algorithms/algorithm.hpp"
 
 namespace ringlab::simulator {
 

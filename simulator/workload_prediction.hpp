@@ -21,10 +21,10 @@
 #include <utility>
 #include <vector>
 
-#include "predictor.hpp"
-#include "schedule.hpp"
-#include "topology.hpp"
-#include "workload_plan.hpp"
+#include "simulator/predictor.hpp"
+#include "collectives/schedule.hpp"
+#include "topology/topology.hpp"
+#include "workload/workload_plan.hpp"
 
 namespace ringlab::simulator {
 

@@ -1,4 +1,4 @@
-#include "allreduce_check.hpp"
+#include "tests/allreduce_check.hpp"
 
 #include <fmt/format.h>
 
@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "execute.hpp"
-#include "expected_values.hpp"
+#include "collectives/execute.hpp"
+#include "collectives/expected_values.hpp"
 
 namespace ringlab::testing {
 

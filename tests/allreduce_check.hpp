@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/algorithm.hpp"
-#include "communicator.hpp"
-#include "datatype.hpp"
+#include "collectives/algorithms/algorithm.hpp"
+#include "collectives/communicator.hpp"
+#include "collectives/datatype.hpp"
 
 namespace ringlab::testing {
 

@@ -1,4 +1,4 @@
-#include "closed_forms.hpp"
+#include "tests/closed_forms.hpp"
 
 #include <gtest/gtest.h>
 

@@ -4,8 +4,8 @@
 
 #include <string_view>
 
-#include "algorithms/algorithm.hpp"
-#include "schedule.hpp"
+#include "collectives/algorithms/algorithm.hpp"
+#include "collectives/schedule.hpp"
 
 namespace ringlab {
 

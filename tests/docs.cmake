@@ -8,3 +8,8 @@ if(SYSTEM_PYTHON3)
   set_tests_properties(docs.results_index PROPERTIES TIMEOUT 30 PASS_REGULAR_EXPRESSION "results/README.md is up to date")
   set_tests_properties(docs.paths PROPERTIES TIMEOUT 30 PASS_REGULAR_EXPRESSION ", 0 broken reference")
 endif()
+# Every #include stays within the layers docs/architecture.md draws (its "Layers" table).
+if(SYSTEM_PYTHON3)
+  add_test(NAME docs.layers COMMAND ${SYSTEM_PYTHON3} ${PROJECT_SOURCE_DIR}/scripts/check-layers.py ${PROJECT_SOURCE_DIR})
+  set_tests_properties(docs.layers PROPERTIES TIMEOUT 30 PASS_REGULAR_EXPRESSION ", 0 outside their layer")
+endif()

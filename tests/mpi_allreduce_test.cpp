@@ -3,9 +3,9 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "allreduce_check.hpp"
-#include "execute.hpp"
-#include "mpi_test_support.hpp"
+#include "tests/allreduce_check.hpp"
+#include "collectives/execute.hpp"
+#include "tests/mpi_test_support.hpp"
 
 namespace ringlab::testing {
 namespace {

@@ -1,6 +1,6 @@
 // Tests of the mpi backend's point-to-point transfers and native all-reduce; run under mpiexec
 // with any number of ranks (those needing a peer skip on 1).
-#include "backends/mpi_communicator.hpp"
+#include "collectives/backends/mpi_communicator.hpp"
 
 #include <gtest/gtest.h>
 #include <mpi.h>

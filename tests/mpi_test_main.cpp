@@ -6,7 +6,7 @@
 
 #include <cstdio>
 
-#include "mpi_test_support.hpp"
+#include "tests/mpi_test_support.hpp"
 
 namespace ringlab::testing {
 namespace {

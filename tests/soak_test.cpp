@@ -18,9 +18,9 @@
 #include <string>
 #include <vector>
 
-#include "backends/threads_communicator.hpp"
-#include "execute.hpp"
-#include "expected_values.hpp"
+#include "collectives/backends/threads_communicator.hpp"
+#include "collectives/execute.hpp"
+#include "collectives/expected_values.hpp"
 
 namespace ringlab {
 namespace {

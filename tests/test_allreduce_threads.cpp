@@ -6,8 +6,8 @@
 #include <mutex>
 #include <tuple>
 
-#include "allreduce_check.hpp"
-#include "backends/threads_communicator.hpp"
+#include "tests/allreduce_check.hpp"
+#include "collectives/backends/threads_communicator.hpp"
 
 namespace ringlab::testing {
 namespace {

@@ -4,13 +4,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "backends/threads_communicator.hpp"
-#include "bandwidth.hpp"
-#include "bench_options.hpp"
-#include "bench_report.hpp"
-#include "rank_cpus_exchange.hpp"
-#include "rank_placement.hpp"
-#include "sweep.hpp"
+#include "collectives/backends/threads_communicator.hpp"
+#include "report/bandwidth.hpp"
+#include "bench/src/bench_options.hpp"
+#include "bench/src/bench_report.hpp"
+#include "bench/src/rank_cpus_exchange.hpp"
+#include "report/rank_placement.hpp"
+#include "bench/src/sweep.hpp"
 
 namespace ringlab::bench {
 namespace {

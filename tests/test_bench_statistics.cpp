@@ -8,9 +8,9 @@
 #include <stdexcept>
 #include <vector>
 
-#include "clock_offset.hpp"
-#include "converge_rule.hpp"
-#include "statistics.hpp"
+#include "collectives/clock_offset.hpp"
+#include "bench/src/converge_rule.hpp"
+#include "report/statistics.hpp"
 
 namespace ringlab::bench {
 namespace {

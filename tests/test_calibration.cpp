@@ -10,18 +10,18 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "algorithms/algorithm.hpp"
-#include "backends/threads_communicator.hpp"
-#include "calibrated_topology.hpp"
-#include "calibration_record.hpp"
-#include "closed_form.hpp"
-#include "compare.hpp"
-#include "linear_fit.hpp"
-#include "measurements.hpp"
-#include "per_cpu_topology.hpp"
-#include "presets.hpp"
-#include "routing.hpp"
-#include "topology_io.hpp"
+#include "collectives/algorithms/algorithm.hpp"
+#include "collectives/backends/threads_communicator.hpp"
+#include "calibration/calibrated_topology.hpp"
+#include "calibration/calibration_record.hpp"
+#include "simulator/closed_form.hpp"
+#include "simulator/compare.hpp"
+#include "calibration/linear_fit.hpp"
+#include "calibration/measurements.hpp"
+#include "calibration/per_cpu_topology.hpp"
+#include "topology/presets.hpp"
+#include "topology/routing.hpp"
+#include "topology/topology_io.hpp"
 
 namespace ringlab {
 namespace {

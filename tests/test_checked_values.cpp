@@ -10,13 +10,13 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "calibration_record.hpp"
-#include "checked_number.hpp"
-#include "compare.hpp"
-#include "fault_injection.hpp"
-#include "json_input.hpp"
-#include "printable.hpp"
-#include "topology_io.hpp"
+#include "calibration/calibration_record.hpp"
+#include "io/checked_number.hpp"
+#include "simulator/compare.hpp"
+#include "collectives/fault_injection.hpp"
+#include "io/json_input.hpp"
+#include "io/printable.hpp"
+#include "topology/topology_io.hpp"
 
 namespace {
 

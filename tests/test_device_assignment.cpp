@@ -1,5 +1,5 @@
 // The cuda-peer backend's rank-to-GPU layout, without a GPU: assign_devices is pure.
-#include "backends/device_assignment.hpp"
+#include "collectives/backends/device_assignment.hpp"
 
 #include <gtest/gtest.h>
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "device_bench_host.hpp"
+#include "bench/gpu/device_bench_host.hpp"
 
 namespace ringlab::device_bench {
 namespace {

@@ -10,8 +10,8 @@
 #include <map>
 #include <mutex>
 
-#include "allreduce_check.hpp"
-#include "backends/threads_communicator.hpp"
+#include "tests/allreduce_check.hpp"
+#include "collectives/backends/threads_communicator.hpp"
 
 namespace ringlab::testing {
 namespace {

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "backends/threads_communicator.hpp"
-#include "execute.hpp"
-#include "fault_injection.hpp"
+#include "collectives/backends/threads_communicator.hpp"
+#include "collectives/execute.hpp"
+#include "collectives/fault_injection.hpp"
 
 namespace ringlab {
 namespace {

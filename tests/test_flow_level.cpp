@@ -12,13 +12,13 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/algorithm.hpp"
-#include "closed_form.hpp"
-#include "flow_level.hpp"
-#include "max_min.hpp"
-#include "presets.hpp"
-#include "routing.hpp"
-#include "scratch_receives.hpp"
+#include "collectives/algorithms/algorithm.hpp"
+#include "simulator/closed_form.hpp"
+#include "simulator/flow_level.hpp"
+#include "simulator/max_min.hpp"
+#include "topology/presets.hpp"
+#include "topology/routing.hpp"
+#include "simulator/scratch_receives.hpp"
 
 namespace ringlab {
 namespace {

@@ -15,13 +15,13 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "algorithms/algorithm.hpp"
-#include "bench_options.hpp"
-#include "presets.hpp"
-#include "schedule_io.hpp"
-#include "topology_io.hpp"
+#include "collectives/algorithms/algorithm.hpp"
+#include "bench/src/bench_options.hpp"
+#include "topology/presets.hpp"
+#include "collectives/schedule_io.hpp"
+#include "topology/topology_io.hpp"
 #ifdef RINGLAB_HAVE_TRAINING
-#include "miniimagenet_io.hpp"
+#include "training_harness/miniimagenet_io.hpp"
 #endif
 
 namespace ringlab {

@@ -5,10 +5,10 @@
 #include <mutex>
 #include <tuple>
 
-#include "algorithms/algorithm.hpp"
-#include "backends/threads_communicator.hpp"
-#include "execute.hpp"
-#include "expected_values.hpp"
+#include "collectives/algorithms/algorithm.hpp"
+#include "collectives/backends/threads_communicator.hpp"
+#include "collectives/execute.hpp"
+#include "collectives/expected_values.hpp"
 
 namespace ringlab {
 namespace {

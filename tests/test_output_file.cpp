@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "output_file.hpp"
+#include "io/output_file.hpp"
 
 namespace ringlab {
 namespace {

@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "csv_format.hpp"
-#include "nccl_tests_format.hpp"
-#include "nccl_tests_json.hpp"
-#include "type_op_sweep.hpp"
+#include "report/csv_format.hpp"
+#include "report/nccl_tests_format.hpp"
+#include "report/nccl_tests_json.hpp"
+#include "bench/src/type_op_sweep.hpp"
 
 namespace ringlab::bench {
 namespace {

@@ -6,8 +6,8 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
-#include "rank_placement.hpp"
-#include "bench_report.hpp"
+#include "report/rank_placement.hpp"
+#include "bench/src/bench_report.hpp"
 
 namespace {
 

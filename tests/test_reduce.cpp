@@ -12,8 +12,8 @@
 #include <tuple>
 #include <vector>
 
-#include "datatype.hpp"
-#include "reduce.hpp"
+#include "collectives/datatype.hpp"
+#include "collectives/reduce.hpp"
 
 namespace ringlab {
 namespace {

@@ -15,9 +15,9 @@
 #include <utility>
 #include <vector>
 
-#include "datatype.hpp"
-#include "reduce.hpp"
-#include "reduce_reference.hpp"
+#include "collectives/datatype.hpp"
+#include "collectives/reduce.hpp"
+#include "collectives/reduce_reference.hpp"
 
 namespace ringlab {
 namespace {

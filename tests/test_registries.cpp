@@ -10,13 +10,13 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/algorithm.hpp"
-#include "backend_registry.hpp"
-#include "backends/threads_communicator.hpp"
-#include "execute.hpp"
-#include "expected_values.hpp"
-#include "nccl_tests_format.hpp"
-#include "verify.hpp"
+#include "collectives/algorithms/algorithm.hpp"
+#include "collectives/backend_registry.hpp"
+#include "collectives/backends/threads_communicator.hpp"
+#include "collectives/execute.hpp"
+#include "collectives/expected_values.hpp"
+#include "report/nccl_tests_format.hpp"
+#include "collectives/verify.hpp"
 
 namespace ringlab {
 namespace {

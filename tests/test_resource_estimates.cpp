@@ -11,12 +11,12 @@
 #include <stdexcept>
 #include <string>
 
-#include "algorithms/algorithm.hpp"
-#include "backends/threads_communicator.hpp"
-#include "compare.hpp"
-#include "flow_work.hpp"
-#include "segment_limits.hpp"
-#include "verify.hpp"
+#include "collectives/algorithms/algorithm.hpp"
+#include "collectives/backends/threads_communicator.hpp"
+#include "simulator/compare.hpp"
+#include "simulator/flow_work.hpp"
+#include "collectives/segment_limits.hpp"
+#include "collectives/verify.hpp"
 
 namespace ringlab {
 namespace {

@@ -10,13 +10,13 @@
 #include <string>
 #include <vector>
 
-#include "backends/threads_communicator.hpp"
-#include "calibrated_topology.hpp"
-#include "calibration_record.hpp"
-#include "linear_fit.hpp"
-#include "measurements.hpp"
-#include "per_cpu_topology.hpp"
-#include "robust_fit.hpp"
+#include "collectives/backends/threads_communicator.hpp"
+#include "calibration/calibrated_topology.hpp"
+#include "calibration/calibration_record.hpp"
+#include "calibration/linear_fit.hpp"
+#include "calibration/measurements.hpp"
+#include "calibration/per_cpu_topology.hpp"
+#include "calibration/robust_fit.hpp"
 
 namespace ringlab {
 namespace {

@@ -7,10 +7,10 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "algorithms/algorithm.hpp"
-#include "closed_forms.hpp"
-#include "schedule_io.hpp"
-#include "verify.hpp"
+#include "collectives/algorithms/algorithm.hpp"
+#include "tests/closed_forms.hpp"
+#include "collectives/schedule_io.hpp"
+#include "collectives/verify.hpp"
 
 namespace ringlab {
 namespace {

@@ -7,9 +7,9 @@
 #include <stdexcept>
 #include <string>
 
-#include "backends/threads_communicator.hpp"
-#include "communicator.hpp"
-#include "fault_injection.hpp"
+#include "collectives/backends/threads_communicator.hpp"
+#include "collectives/communicator.hpp"
+#include "collectives/fault_injection.hpp"
 
 namespace ringlab {
 namespace {

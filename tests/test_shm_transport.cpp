@@ -11,9 +11,9 @@
 #include <thread>
 #include <vector>
 
-#include "backends/shm_channel.hpp"
-#include "backends/shm_transport.hpp"
-#include "element_coverage.hpp"
+#include "collectives/backends/shm_channel.hpp"
+#include "collectives/backends/shm_transport.hpp"
+#include "collectives/element_coverage.hpp"
 
 namespace ringlab {
 namespace {

@@ -11,14 +11,14 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/algorithm.hpp"
-#include "closed_form.hpp"
-#include "closed_forms.hpp"
-#include "flow_level.hpp"
-#include "job_footprint.hpp"
-#include "presets.hpp"
-#include "route_costs.hpp"
-#include "routing.hpp"
+#include "collectives/algorithms/algorithm.hpp"
+#include "simulator/closed_form.hpp"
+#include "tests/closed_forms.hpp"
+#include "simulator/flow_level.hpp"
+#include "simulator/job_footprint.hpp"
+#include "topology/presets.hpp"
+#include "simulator/route_costs.hpp"
+#include "topology/routing.hpp"
 
 namespace ringlab {
 namespace {

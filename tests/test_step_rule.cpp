@@ -5,10 +5,10 @@
 
 #include <vector>
 
-#include "element_coverage.hpp"
-#include "step_clock.hpp"
-#include "step_plan.hpp"
-#include "verify.hpp"
+#include "collectives/element_coverage.hpp"
+#include "collectives/step_clock.hpp"
+#include "collectives/step_plan.hpp"
+#include "collectives/verify.hpp"
 
 namespace ringlab {
 namespace {

@@ -1,6 +1,6 @@
-#include "backends/threads_communicator.hpp"
+#include "collectives/backends/threads_communicator.hpp"
 
-#include "execute.hpp"
+#include "collectives/execute.hpp"
 
 #include <gtest/gtest.h>
 

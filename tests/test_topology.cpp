@@ -15,10 +15,10 @@
 #include <string>
 #include <vector>
 
-#include "presets.hpp"
-#include "routing.hpp"
-#include "topology_io.hpp"
-#include "topology_summary.hpp"
+#include "topology/presets.hpp"
+#include "topology/routing.hpp"
+#include "topology/topology_io.hpp"
+#include "topology/topology_summary.hpp"
 
 namespace ringlab {
 namespace {

@@ -15,14 +15,14 @@
 
 #include <map>
 
-#include "algorithms/algorithm.hpp"
-#include "backends/threads_communicator.hpp"
-#include "execute.hpp"
-#include "flow_level.hpp"
-#include "flow_trace.hpp"
-#include "presets.hpp"
-#include "step_trace.hpp"
-#include "step_trace_gather.hpp"
+#include "collectives/algorithms/algorithm.hpp"
+#include "collectives/backends/threads_communicator.hpp"
+#include "collectives/execute.hpp"
+#include "simulator/flow_level.hpp"
+#include "simulator/flow_trace.hpp"
+#include "topology/presets.hpp"
+#include "collectives/step_trace.hpp"
+#include "collectives/step_trace_gather.hpp"
 
 namespace ringlab {
 namespace {

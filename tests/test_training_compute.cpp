@@ -7,10 +7,10 @@
 
 #include <cmath>
 
-#include "compute.hpp"
-#include "compute_backends.hpp"
-#include "compute_comparison.hpp"
-#include "gpu_parameters.hpp"
+#include "training_harness/compute.hpp"
+#include "training_harness/compute_backends.hpp"
+#include "tests/compute_comparison.hpp"
+#include "training_harness/gpu_parameters.hpp"
 
 namespace ringlab::training {
 namespace {

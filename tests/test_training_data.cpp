@@ -9,9 +9,9 @@
 #include <fstream>
 #include <numeric>
 
-#include "cifar_io.hpp"
-#include "dataset.hpp"
-#include "miniimagenet_io.hpp"
+#include "training_harness/cifar_io.hpp"
+#include "training_harness/dataset.hpp"
+#include "training_harness/miniimagenet_io.hpp"
 
 namespace ringlab::training {
 namespace {

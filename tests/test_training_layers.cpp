@@ -12,11 +12,11 @@
 #include <numeric>
 #include <random>
 
-#include "compute.hpp"
-#include "layers.hpp"
-#include "loss.hpp"
-#include "model.hpp"
-#include "sgd.hpp"
+#include "training_harness/compute.hpp"
+#include "training_harness/layers.hpp"
+#include "training_harness/loss.hpp"
+#include "training_harness/model.hpp"
+#include "training_harness/sgd.hpp"
 
 namespace ringlab::training {
 namespace {

@@ -11,10 +11,10 @@
 #include <cstdio>
 #include <mutex>
 
-#include "backends/threads_communicator.hpp"
-#include "dataset.hpp"
-#include "hybrid_parallel.hpp"
-#include "trainer.hpp"
+#include "collectives/backends/threads_communicator.hpp"
+#include "training_harness/dataset.hpp"
+#include "training_harness/hybrid_parallel.hpp"
+#include "training_harness/trainer.hpp"
 
 namespace ringlab::training {
 namespace {

@@ -11,17 +11,17 @@
 #include <string>
 #include <vector>
 
-#include "calibrated_topology.hpp"
-#include "calibration_record.hpp"
-#include "closed_form.hpp"
-#include "compare.hpp"
-#include "flow_level.hpp"
-#include "presets.hpp"
-#include "schedule.hpp"
-#include "algorithms/algorithm.hpp"
-#include "topology_io.hpp"
-#include "type_op_gamma.hpp"
-#include "type_op_reduce.hpp"
+#include "calibration/calibrated_topology.hpp"
+#include "calibration/calibration_record.hpp"
+#include "simulator/closed_form.hpp"
+#include "simulator/compare.hpp"
+#include "simulator/flow_level.hpp"
+#include "topology/presets.hpp"
+#include "collectives/schedule.hpp"
+#include "collectives/algorithms/algorithm.hpp"
+#include "topology/topology_io.hpp"
+#include "simulator/type_op_gamma.hpp"
+#include "calibration/type_op_reduce.hpp"
 
 namespace ringlab {
 namespace {

@@ -5,11 +5,11 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 
-#include "algorithms/algorithm.hpp"
-#include "backends/threads_communicator.hpp"
-#include "execute.hpp"
-#include "schedule_io.hpp"
-#include "verify.hpp"
+#include "collectives/algorithms/algorithm.hpp"
+#include "collectives/backends/threads_communicator.hpp"
+#include "collectives/execute.hpp"
+#include "collectives/schedule_io.hpp"
+#include "collectives/verify.hpp"
 
 namespace ringlab {
 namespace {

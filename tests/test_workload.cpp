@@ -5,12 +5,12 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
-#include "presets.hpp"
-#include "workload.hpp"
-#include "workload_plan.hpp"
-#include "workload_prediction.hpp"
-#include "workload_profile.hpp"
-#include "workload_report.hpp"
+#include "topology/presets.hpp"
+#include "workload/workload.hpp"
+#include "workload/workload_plan.hpp"
+#include "simulator/workload_prediction.hpp"
+#include "workload/workload_profile.hpp"
+#include "workload/workload_report.hpp"
 
 namespace ringlab::training {
 namespace {

@@ -4,11 +4,11 @@
 
 #include <mutex>
 
-#include "backends/threads_communicator.hpp"
-#include "gradient_buckets.hpp"
-#include "replay.hpp"
-#include "workload.hpp"
-#include "workload_plan.hpp"
+#include "collectives/backends/threads_communicator.hpp"
+#include "training_harness/gradient_buckets.hpp"
+#include "training_harness/replay.hpp"
+#include "workload/workload.hpp"
+#include "workload/workload_plan.hpp"
 
 namespace ringlab::training {
 namespace {

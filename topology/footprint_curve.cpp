@@ -1,4 +1,4 @@
-#include "footprint_curve.hpp"
+#include "topology/footprint_curve.hpp"
 
 #include <fmt/format.h>
 

@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "checked_number.hpp"
+#include "io/checked_number.hpp"
 
 namespace ringlab::ranges {
 

@@ -5,8 +5,8 @@
 #include <map>
 #include <string>
 
-#include "presets.hpp"
-#include "topology.hpp"
+#include "topology/presets.hpp"
+#include "topology/topology.hpp"
 
 namespace ringlab::presets {
 

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "preset_arguments.hpp"
+#include "topology/preset_arguments.hpp"
 
 namespace ringlab::presets {
 

@@ -1,4 +1,4 @@
-#include "presets.hpp"
+#include "topology/presets.hpp"
 
 #include <fmt/format.h>
 
@@ -7,9 +7,9 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "physical_ranges.hpp"
-#include "preset_arguments.hpp"
-#include "printable.hpp"
+#include "topology/physical_ranges.hpp"
+#include "topology/preset_arguments.hpp"
+#include "io/printable.hpp"
 
 namespace ringlab {
 

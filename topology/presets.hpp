@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "topology.hpp"
+#include "topology/topology.hpp"
 
 namespace ringlab {
 

@@ -1,4 +1,4 @@
-#include "routing.hpp"
+#include "topology/routing.hpp"
 
 #include <fmt/format.h>
 

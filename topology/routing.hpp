@@ -21,7 +21,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "topology.hpp"
+#include "topology/topology.hpp"
 
 namespace ringlab {
 

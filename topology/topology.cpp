@@ -1,4 +1,4 @@
-#include "topology.hpp"
+#include "topology/topology.hpp"
 
 #include <fmt/format.h>
 

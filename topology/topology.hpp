@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "footprint_curve.hpp"
+#include "topology/footprint_curve.hpp"
 
 namespace ringlab {
 

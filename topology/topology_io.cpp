@@ -1,4 +1,4 @@
-#include "topology_io.hpp"
+#include "topology/topology_io.hpp"
 
 #include <fmt/format.h>
 
@@ -14,11 +14,11 @@
 #include <stdexcept>
 #include <vector>
 
-#include "checked_number.hpp"
-#include "json_input.hpp"
-#include "physical_ranges.hpp"
-#include "presets.hpp"
-#include "printable.hpp"
+#include "io/checked_number.hpp"
+#include "io/json_input.hpp"
+#include "topology/physical_ranges.hpp"
+#include "topology/presets.hpp"
+#include "io/printable.hpp"
 
 namespace ringlab {
 

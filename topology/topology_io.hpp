@@ -7,7 +7,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "topology.hpp"
+#include "topology/topology.hpp"
 
 namespace ringlab {
 

@@ -1,4 +1,4 @@
-#include "topology_summary.hpp"
+#include "topology/topology_summary.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "routing.hpp"
+#include "topology/routing.hpp"
 
 namespace ringlab {
 

@@ -3,7 +3,7 @@
 
 #include <iosfwd>
 
-#include "topology.hpp"
+#include "topology/topology.hpp"
 
 namespace ringlab {
 

@@ -1,4 +1,4 @@
-#include "cifar_io.hpp"
+#include "training_harness/cifar_io.hpp"
 
 #include <fmt/format.h>
 
@@ -6,8 +6,8 @@
 #include <fstream>
 #include <stdexcept>
 
-#include "output_file.hpp"
-#include "data_files.hpp"
+#include "io/output_file.hpp"
+#include "training_harness/data_files.hpp"
 
 namespace ringlab::training {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "dataset.hpp"
+#include "training_harness/dataset.hpp"
 
 namespace ringlab::training {
 

@@ -14,7 +14,7 @@
 #include <memory>
 #include <string>
 
-#include "tensor.hpp"
+#include "training_harness/tensor.hpp"
 
 namespace ringlab::training {
 

@@ -1,12 +1,12 @@
-#include "compute_backends.hpp"
+#include "training_harness/compute_backends.hpp"
 
 #include <fmt/format.h>
 
 #include <stdexcept>
 
 #if RINGLAB_HAVE_GPU_COMPUTE
-#include "device_memory.hpp"
-#include "gpu_compute.hpp"
+#include "collectives/cuda/device_memory.hpp"
+#include "training_harness/gpu_compute.hpp"
 #endif
 
 namespace ringlab::training {

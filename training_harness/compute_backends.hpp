@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "compute.hpp"
+#include "training_harness/compute.hpp"
 
 namespace ringlab::training {
 

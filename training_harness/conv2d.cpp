@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "layers.hpp"
+#include "training_harness/layers.hpp"
 
 namespace ringlab::training {
 

@@ -10,7 +10,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "compute.hpp"
+#include "training_harness/compute.hpp"
 
 namespace ringlab::training {
 

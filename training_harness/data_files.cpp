@@ -1,4 +1,4 @@
-#include "data_files.hpp"
+#include "training_harness/data_files.hpp"
 
 #include <fmt/format.h>
 

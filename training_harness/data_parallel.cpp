@@ -1,12 +1,12 @@
 // single / dp step: forward the local batch, loss with scale 1/B (global batch), backward,
 // all-reduce (sum) the gradient buckets (dp, N > 1), SGD update. The loss and accuracy of the
 // global batch are summed over ranks after the timed step.
-#include "data_parallel.hpp"
+#include "training_harness/data_parallel.hpp"
 
 #include <chrono>
 
-#include "gradient_buckets.hpp"
-#include "loss.hpp"
+#include "training_harness/gradient_buckets.hpp"
+#include "training_harness/loss.hpp"
 
 namespace ringlab::training {
 

@@ -3,7 +3,7 @@
 
 #include <memory>
 
-#include "trainer.hpp"
+#include "training_harness/trainer.hpp"
 
 namespace ringlab::training {
 

@@ -1,11 +1,11 @@
-#include "dataset.hpp"
+#include "training_harness/dataset.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <stdexcept>
 
-#include "init.hpp"
+#include "training_harness/init.hpp"
 
 namespace ringlab::training {
 

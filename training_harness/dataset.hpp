@@ -10,7 +10,7 @@
 #include <span>
 #include <vector>
 
-#include "tensor.hpp"
+#include "training_harness/tensor.hpp"
 
 namespace ringlab::training {
 

@@ -1,5 +1,5 @@
 // GpuCompute: see gpu_compute.hpp for the steps of each call.
-#include "gpu_compute.hpp"
+#include "training_harness/gpu_compute.hpp"
 
 #include <fmt/format.h>
 
@@ -8,8 +8,8 @@
 #include <climits>
 #include <stdexcept>
 
-#include "gpu_handles.hpp"
-#include "gpu_parameters.hpp"
+#include "training_harness/gpu_handles.hpp"
+#include "training_harness/gpu_parameters.hpp"
 
 namespace ringlab::training {
 

@@ -16,7 +16,7 @@
 
 #include <memory>
 
-#include "compute.hpp"
+#include "training_harness/compute.hpp"
 
 namespace ringlab::training {
 

@@ -1,9 +1,9 @@
-#include "gpu_handles.hpp"
+#include "training_harness/gpu_handles.hpp"
 
 #include <dlfcn.h>
 #include <fmt/format.h>
 
-#include "gpu_parameters.hpp"
+#include "training_harness/gpu_parameters.hpp"
 
 namespace ringlab::training {
 

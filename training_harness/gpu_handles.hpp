@@ -16,8 +16,8 @@
 #include <memory>
 #include <string_view>
 
-#include "cuda_check.hpp"
-#include "device_memory.hpp"
+#include "collectives/cuda/cuda_check.hpp"
+#include "collectives/cuda/device_memory.hpp"
 
 namespace ringlab::training {
 

@@ -1,4 +1,4 @@
-#include "gpu_parameters.hpp"
+#include "training_harness/gpu_parameters.hpp"
 
 #include <algorithm>
 

@@ -13,7 +13,7 @@
 #include <array>
 #include <cstddef>
 
-#include "compute.hpp"
+#include "training_harness/compute.hpp"
 
 namespace ringlab::training {
 

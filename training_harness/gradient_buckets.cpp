@@ -1,4 +1,4 @@
-#include "gradient_buckets.hpp"
+#include "training_harness/gradient_buckets.hpp"
 
 #include <algorithm>
 

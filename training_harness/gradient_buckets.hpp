@@ -8,8 +8,8 @@
 #include <cstddef>
 #include <vector>
 
-#include "tensor.hpp"
-#include "timed_collectives.hpp"
+#include "training_harness/tensor.hpp"
+#include "training_harness/timed_collectives.hpp"
 
 namespace ringlab::training {
 

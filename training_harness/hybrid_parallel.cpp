@@ -11,13 +11,13 @@
 //     layer l-1, for l = 0 in sample rows, so rank r gets d(features) of its own b samples;
 //  6. backbone backward; all-reduce (sum) of the backbone gradients in buckets; SGD on the
 //     backbone and on this rank's head slices.
-#include "hybrid_parallel.hpp"
+#include "training_harness/hybrid_parallel.hpp"
 
 #include <algorithm>
 #include <chrono>
 
-#include "gradient_buckets.hpp"
-#include "loss.hpp"
+#include "training_harness/gradient_buckets.hpp"
+#include "training_harness/loss.hpp"
 
 namespace ringlab::training {
 

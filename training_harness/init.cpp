@@ -1,4 +1,4 @@
-#include "init.hpp"
+#include "training_harness/init.hpp"
 
 #include <cmath>
 

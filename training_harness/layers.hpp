@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "compute.hpp"
-#include "init.hpp"
-#include "tensor.hpp"
+#include "training_harness/compute.hpp"
+#include "training_harness/init.hpp"
+#include "training_harness/tensor.hpp"
 
 namespace ringlab::training {
 

@@ -1,4 +1,4 @@
-#include "loss.hpp"
+#include "training_harness/loss.hpp"
 
 #include <fmt/format.h>
 

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <span>
 
-#include "tensor.hpp"
+#include "training_harness/tensor.hpp"
 
 namespace ringlab::training {
 

@@ -1,6 +1,6 @@
 // The mini-ImageNet binary layout (see miniimagenet_io.hpp): header checks, then one pass over
 // every record checking its label and keeping the wanted ones.
-#include "miniimagenet_io.hpp"
+#include "training_harness/miniimagenet_io.hpp"
 
 #include <fmt/format.h>
 
@@ -10,8 +10,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "output_file.hpp"
-#include "data_files.hpp"
+#include "io/output_file.hpp"
+#include "training_harness/data_files.hpp"
 
 namespace ringlab::training {
 

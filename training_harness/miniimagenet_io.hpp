@@ -15,7 +15,7 @@
 #include <span>
 #include <vector>
 
-#include "dataset.hpp"
+#include "training_harness/dataset.hpp"
 
 namespace ringlab::training {
 

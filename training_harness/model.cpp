@@ -1,4 +1,4 @@
-#include "model.hpp"
+#include "training_harness/model.hpp"
 
 #include <fmt/format.h>
 

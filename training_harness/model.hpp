@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "sequential.hpp"
+#include "training_harness/sequential.hpp"
 
 namespace ringlab::training {
 

@@ -1,4 +1,4 @@
-#include "replay.hpp"
+#include "training_harness/replay.hpp"
 
 #include <fmt/format.h>
 
@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "timed_collectives.hpp"
+#include "training_harness/timed_collectives.hpp"
 
 namespace ringlab::training {
 

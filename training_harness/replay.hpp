@@ -15,10 +15,10 @@
 #include <string>
 #include <vector>
 
-#include "communicator.hpp"
-#include "execute.hpp"
-#include "workload_plan.hpp"
-#include "workload_report.hpp"
+#include "collectives/communicator.hpp"
+#include "collectives/execute.hpp"
+#include "workload/workload_plan.hpp"
+#include "workload/workload_report.hpp"
 
 namespace ringlab::training {
 

@@ -1,4 +1,4 @@
-#include "replay_profile_measure.hpp"
+#include "training_harness/replay_profile_measure.hpp"
 
 #include <fmt/format.h>
 
@@ -8,7 +8,7 @@
 #include <memory>
 #include <stdexcept>
 
-#include "layers.hpp"
+#include "training_harness/layers.hpp"
 
 namespace ringlab::training {
 

@@ -6,8 +6,8 @@
 // divide by `batch` (the times are taken as linear in the batch).
 #pragma once
 
-#include "compute.hpp"
-#include "workload_profile.hpp"
+#include "training_harness/compute.hpp"
+#include "workload/workload_profile.hpp"
 
 namespace ringlab::training {
 

@@ -1,4 +1,4 @@
-#include "sequential.hpp"
+#include "training_harness/sequential.hpp"
 
 namespace ringlab::training {
 

@@ -4,7 +4,7 @@
 #include <memory>
 #include <vector>
 
-#include "layers.hpp"
+#include "training_harness/layers.hpp"
 
 namespace ringlab::training {
 

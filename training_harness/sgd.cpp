@@ -1,4 +1,4 @@
-#include "sgd.hpp"
+#include "training_harness/sgd.hpp"
 
 #include <stdexcept>
 

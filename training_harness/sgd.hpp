@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "tensor.hpp"
+#include "training_harness/tensor.hpp"
 
 namespace ringlab::training {
 

@@ -3,7 +3,7 @@
 
 #include <stdexcept>
 
-#include "layers.hpp"
+#include "training_harness/layers.hpp"
 
 namespace ringlab::training {
 

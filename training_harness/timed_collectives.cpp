@@ -1,12 +1,12 @@
-#include "timed_collectives.hpp"
+#include "training_harness/timed_collectives.hpp"
 
 #include <fmt/format.h>
 
 #include <chrono>
 #include <stdexcept>
 
-#include "backend_registry.hpp"
-#include "workload_plan.hpp"
+#include "collectives/backend_registry.hpp"
+#include "workload/workload_plan.hpp"
 
 namespace ringlab::training {
 

@@ -9,8 +9,8 @@
 #include <span>
 #include <string>
 
-#include "communicator.hpp"
-#include "execute.hpp"
+#include "collectives/communicator.hpp"
+#include "collectives/execute.hpp"
 
 namespace ringlab::training {
 

@@ -1,4 +1,4 @@
-#include "train_report.hpp"
+#include "training_harness/train_report.hpp"
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>

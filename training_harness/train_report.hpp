@@ -4,8 +4,8 @@
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 
-#include "machine_info.hpp"
-#include "train_run.hpp"
+#include "report/machine_info.hpp"
+#include "training_harness/train_run.hpp"
 
 namespace ringlab::training {
 

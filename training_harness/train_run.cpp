@@ -1,13 +1,13 @@
-#include "train_run.hpp"
+#include "training_harness/train_run.hpp"
 
 #include <fmt/format.h>
 
 #include <cmath>
 #include <stdexcept>
 
-#include "cifar_io.hpp"
-#include "dataset.hpp"
-#include "miniimagenet_io.hpp"
+#include "training_harness/cifar_io.hpp"
+#include "training_harness/dataset.hpp"
+#include "training_harness/miniimagenet_io.hpp"
 
 namespace ringlab::training {
 

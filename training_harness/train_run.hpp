@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "compute_backends.hpp"
-#include "trainer.hpp"
+#include "training_harness/compute_backends.hpp"
+#include "training_harness/trainer.hpp"
 
 namespace ringlab::training {
 

@@ -1,12 +1,12 @@
 // Mode names, configuration checks, parameter counts and the trainer factory.
-#include "trainer.hpp"
+#include "training_harness/trainer.hpp"
 
 #include <fmt/format.h>
 
 #include <stdexcept>
 
-#include "data_parallel.hpp"
-#include "hybrid_parallel.hpp"
+#include "training_harness/data_parallel.hpp"
+#include "training_harness/hybrid_parallel.hpp"
 
 namespace ringlab::training {
 

@@ -16,10 +16,10 @@
 #include <string_view>
 #include <vector>
 
-#include "compute.hpp"
-#include "model.hpp"
-#include "sgd.hpp"
-#include "timed_collectives.hpp"
+#include "training_harness/compute.hpp"
+#include "training_harness/model.hpp"
+#include "training_harness/sgd.hpp"
+#include "training_harness/timed_collectives.hpp"
 
 namespace ringlab::training {
 

@@ -1,4 +1,4 @@
-#include "workload.hpp"
+#include "workload/workload.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

@@ -1,4 +1,4 @@
-#include "workload_plan.hpp"
+#include "workload/workload_plan.hpp"
 
 #include <fmt/format.h>
 

@@ -23,9 +23,9 @@
 #include <string_view>
 #include <vector>
 
-#include "datatype.hpp"
-#include "workload.hpp"
-#include "workload_profile.hpp"
+#include "collectives/datatype.hpp"
+#include "workload/workload.hpp"
+#include "workload/workload_profile.hpp"
 
 namespace ringlab::training {
 

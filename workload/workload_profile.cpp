@@ -1,4 +1,4 @@
-#include "workload_profile.hpp"
+#include "workload/workload_profile.hpp"
 
 #include <fmt/format.h>
 
@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
-#include "json_input.hpp"
+#include "io/json_input.hpp"
 
 namespace ringlab::training {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "workload.hpp"
+#include "workload/workload.hpp"
 
 namespace ringlab::training {
 

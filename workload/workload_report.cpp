@@ -1,4 +1,4 @@
-#include "workload_report.hpp"
+#include "workload/workload_report.hpp"
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>

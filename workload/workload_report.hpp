@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "machine_info.hpp"
-#include "workload.hpp"
-#include "workload_plan.hpp"
-#include "workload_profile.hpp"
+#include "report/machine_info.hpp"
+#include "workload/workload.hpp"
+#include "workload/workload_plan.hpp"
+#include "workload/workload_profile.hpp"
 
 namespace ringlab::training {
 

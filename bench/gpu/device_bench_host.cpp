@@ -1,4 +1,4 @@
-#include "device_bench_host.hpp"
+#include "bench/gpu/device_bench_host.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "datatype.hpp"
+#include "collectives/datatype.hpp"
 
 namespace CLI {
 class App;

@@ -22,12 +22,12 @@
 #include <utility>
 #include <vector>
 
-#include "cuda_check.hpp"
-#include "device_bench_host.hpp"
-#include "device_info.hpp"
-#include "device_memory.hpp"
-#include "device_reduce.hpp"
-#include "output_file.hpp"
+#include "collectives/cuda/cuda_check.hpp"
+#include "bench/gpu/device_bench_host.hpp"
+#include "collectives/cuda/device_info.hpp"
+#include "collectives/cuda/device_memory.hpp"
+#include "collectives/cuda/device_reduce.hpp"
+#include "io/output_file.hpp"
 
 namespace {
 

@@ -24,9 +24,9 @@
 #include <string_view>
 #include <vector>
 
-#include "algorithms/algorithm.hpp"
-#include "closed_form.hpp"
-#include "presets.hpp"
+#include "collectives/algorithms/algorithm.hpp"
+#include "simulator/closed_form.hpp"
+#include "topology/presets.hpp"
 
 namespace ringlab {
 namespace {

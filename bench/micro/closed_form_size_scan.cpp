@@ -15,9 +15,9 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "algorithms/algorithm.hpp"
-#include "closed_form.hpp"
-#include "presets.hpp"
+#include "collectives/algorithms/algorithm.hpp"
+#include "simulator/closed_form.hpp"
+#include "topology/presets.hpp"
 
 namespace ringlab {
 namespace {

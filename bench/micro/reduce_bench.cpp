@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "datatype.hpp"
-#include "reduce.hpp"
-#include "reduce_reference.hpp"
+#include "collectives/datatype.hpp"
+#include "collectives/reduce.hpp"
+#include "collectives/reduce_reference.hpp"
 
 namespace {
 

@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "presets.hpp"
-#include "routing.hpp"
+#include "topology/presets.hpp"
+#include "topology/routing.hpp"
 
 namespace ringlab {
 namespace {

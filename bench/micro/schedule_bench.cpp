@@ -1,8 +1,8 @@
 // Schedule generation at N = 4096 and the verifier at N = 256 (issue goals: < 50 ms and < 2 s).
 #include <benchmark/benchmark.h>
 
-#include "algorithms/algorithm.hpp"
-#include "verify.hpp"
+#include "collectives/algorithms/algorithm.hpp"
+#include "collectives/verify.hpp"
 
 namespace ringlab {
 namespace {

@@ -4,10 +4,10 @@
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 
-#include "algorithms/algorithm.hpp"
-#include "closed_form.hpp"
-#include "flow_level.hpp"
-#include "presets.hpp"
+#include "collectives/algorithms/algorithm.hpp"
+#include "simulator/closed_form.hpp"
+#include "simulator/flow_level.hpp"
+#include "topology/presets.hpp"
 
 namespace ringlab {
 namespace {

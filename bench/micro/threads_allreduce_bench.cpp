@@ -3,8 +3,8 @@
 
 #include <vector>
 
-#include "backends/threads_communicator.hpp"
-#include "execute.hpp"
+#include "collectives/backends/threads_communicator.hpp"
+#include "collectives/execute.hpp"
 
 namespace ringlab {
 namespace {

@@ -1,4 +1,4 @@
-#include "bench_options.hpp"
+#include "bench/src/bench_options.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/algorithm.hpp"
-#include "converge_rule.hpp"
-#include "datatype.hpp"
-#include "fault_injection.hpp"
+#include "collectives/algorithms/algorithm.hpp"
+#include "bench/src/converge_rule.hpp"
+#include "collectives/datatype.hpp"
+#include "collectives/fault_injection.hpp"
 
 namespace ringlab::bench {
 

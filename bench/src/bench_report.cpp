@@ -1,4 +1,4 @@
-#include "bench_report.hpp"
+#include "bench/src/bench_report.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -8,8 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
-#include "placement.hpp"
-#include "utc_timestamp.hpp"
+#include "collectives/placement.hpp"
+#include "report/utc_timestamp.hpp"
 
 namespace ringlab::bench {
 

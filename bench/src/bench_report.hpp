@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "bench_options.hpp"
-#include "machine_info.hpp"
-#include "rank_placement.hpp"
-#include "result_row.hpp"
+#include "bench/src/bench_options.hpp"
+#include "report/machine_info.hpp"
+#include "report/rank_placement.hpp"
+#include "report/result_row.hpp"
 
 namespace ringlab::bench {
 

@@ -1,4 +1,4 @@
-#include "converge_rule.hpp"
+#include "bench/src/converge_rule.hpp"
 
 #include <fmt/format.h>
 
@@ -6,7 +6,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "checked_number.hpp"
+#include "io/checked_number.hpp"
 
 namespace ringlab::bench {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "statistics.hpp"
+#include "report/statistics.hpp"
 
 namespace ringlab::bench {
 

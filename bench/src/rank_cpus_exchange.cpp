@@ -1,4 +1,4 @@
-#include "rank_cpus_exchange.hpp"
+#include "bench/src/rank_cpus_exchange.hpp"
 
 #include <sched.h>
 

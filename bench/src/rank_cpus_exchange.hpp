@@ -5,8 +5,8 @@
 #include <chrono>
 #include <vector>
 
-#include "communicator.hpp"
-#include "rank_placement.hpp"
+#include "collectives/communicator.hpp"
+#include "report/rank_placement.hpp"
 
 namespace ringlab::bench {
 

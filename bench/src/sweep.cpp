@@ -1,4 +1,4 @@
-#include "sweep.hpp"
+#include "bench/src/sweep.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -7,11 +7,11 @@
 
 #include <fmt/format.h>
 
-#include "bandwidth.hpp"
-#include "clock_offset.hpp"
-#include "execute.hpp"
-#include "placement.hpp"
-#include "expected_values.hpp"
+#include "report/bandwidth.hpp"
+#include "collectives/clock_offset.hpp"
+#include "collectives/execute.hpp"
+#include "collectives/placement.hpp"
+#include "collectives/expected_values.hpp"
 
 namespace ringlab::bench {
 

@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "bench_options.hpp"
-#include "communicator.hpp"
-#include "execute.hpp"
-#include "result_row.hpp"
+#include "bench/src/bench_options.hpp"
+#include "collectives/communicator.hpp"
+#include "collectives/execute.hpp"
+#include "report/result_row.hpp"
 
 namespace ringlab::bench {
 

@@ -1,4 +1,4 @@
-#include "type_op_sweep.hpp"
+#include "bench/src/type_op_sweep.hpp"
 
 #include <fmt/format.h>
 

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "datatype.hpp"
+#include "collectives/datatype.hpp"
 
 namespace ringlab::bench {
 

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "schedule.hpp"
+#include "collectives/schedule.hpp"
 
 namespace ringlab {
 

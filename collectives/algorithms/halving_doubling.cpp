@@ -7,7 +7,7 @@
 // All-gather by recursive doubling, the same steps in reverse, sending the owned range and
 // receiving the partner's half of the enclosing range. Unfold sends results back (1 step).
 // Cost: 2*log2(p)*a + 2(p-1)/p*n*b + (p-1)/p*n*g, plus 2a + 2n*b + n*g when N is not a power of two.
-#include "algorithm.hpp"
+#include "collectives/algorithms/algorithm.hpp"
 
 namespace ringlab {
 

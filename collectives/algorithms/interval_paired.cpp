@@ -12,7 +12,7 @@
 // r - s_{k+1} and receives offsets [s_{k+1}, s_k) from r + s_{k+1}.
 // Each rank sends sum_k (s_k - s_{k+1}) = N-1 blocks per phase, so all-reduce costs
 // 2*ceil(log2 N)*a + 2(N-1)/N*n*b + (N-1)/N*n*g: the ring's bandwidth with log-many latencies.
-#include "algorithm.hpp"
+#include "collectives/algorithms/algorithm.hpp"
 
 namespace ringlab {
 

@@ -7,7 +7,7 @@
 // (all-to-all) reduce-scatter followed by the direct all-gather.
 // Reduce-scatter = step 1 with k = N (rank r serves block r); all-gather = step 2 with k = N.
 // Broadcast: the root sends the whole buffer to every rank in one step: a + (N-1)n*b.
-#include "algorithm.hpp"
+#include "collectives/algorithms/algorithm.hpp"
 
 namespace ringlab {
 

@@ -5,7 +5,7 @@
 // Cost: log2(p)*(a + n*b + n*g), plus 2a + 2n*b + n*g when N is not a power of two.
 // Broadcast: binomial tree from the root, ceil(log2 N) steps; in step i every rank at distance
 // d < 2^i from the root sends the whole buffer to distance d + 2^i: ceil(log2 N)*(a + n*b).
-#include "algorithm.hpp"
+#include "collectives/algorithms/algorithm.hpp"
 
 namespace ringlab {
 

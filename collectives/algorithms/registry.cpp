@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "algorithm.hpp"
+#include "collectives/algorithms/algorithm.hpp"
 
 namespace ringlab {
 

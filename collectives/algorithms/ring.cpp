@@ -8,7 +8,7 @@
 // and reduces (N-1)/N * n bytes: 2(N-1)a + 2(N-1)/N*n*b + (N-1)/N*n*g.
 // Broadcast: a pipelined chain from the root (root -> root+1 -> ...), N chunks, 2N-2 steps,
 // each link carries n bytes: (2N-2)(a + n/N*b).
-#include "algorithm.hpp"
+#include "collectives/algorithms/algorithm.hpp"
 
 namespace ringlab {
 

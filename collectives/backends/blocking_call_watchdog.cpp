@@ -1,4 +1,4 @@
-#include "blocking_call_watchdog.hpp"
+#include "collectives/backends/blocking_call_watchdog.hpp"
 
 #include <fmt/format.h>
 

@@ -14,8 +14,8 @@
 #include <string>
 #include <thread>
 
-#include "communicator.hpp"
-#include "process_deadline.hpp"
+#include "collectives/communicator.hpp"
+#include "collectives/process_deadline.hpp"
 
 namespace ringlab {
 

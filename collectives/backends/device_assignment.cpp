@@ -1,4 +1,4 @@
-#include "device_assignment.hpp"
+#include "collectives/backends/device_assignment.hpp"
 
 #include <fmt/format.h>
 

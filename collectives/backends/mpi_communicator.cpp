@@ -1,4 +1,4 @@
-#include "mpi_communicator.hpp"
+#include "collectives/backends/mpi_communicator.hpp"
 
 #include <fmt/format.h>
 #include <sched.h>
@@ -11,10 +11,10 @@
 #include <stdexcept>
 #include <utility>
 
-#include "mpi_registered_buffer.hpp"
-#include "mpi_setup_wait.hpp"
-#include "process_deadline.hpp"
-#include "reduce.hpp"
+#include "collectives/backends/mpi_registered_buffer.hpp"
+#include "collectives/backends/mpi_setup_wait.hpp"
+#include "collectives/process_deadline.hpp"
+#include "collectives/reduce.hpp"
 
 namespace ringlab {
 

@@ -18,10 +18,10 @@
 #include <string>
 #include <string_view>
 
-#include "blocking_call_watchdog.hpp"
-#include "communicator.hpp"
-#include "mpi_shared_memory.hpp"
-#include "shm_transport.hpp"
+#include "collectives/backends/blocking_call_watchdog.hpp"
+#include "collectives/communicator.hpp"
+#include "collectives/backends/mpi_shared_memory.hpp"
+#include "collectives/backends/shm_transport.hpp"
 
 namespace ringlab {
 

@@ -1,4 +1,4 @@
-#include "mpi_registered_buffer.hpp"
+#include "collectives/backends/mpi_registered_buffer.hpp"
 
 #include <fmt/format.h>
 #include <sys/mman.h>
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "mpi_shared_memory.hpp"
+#include "collectives/backends/mpi_shared_memory.hpp"
 
 namespace ringlab {
 

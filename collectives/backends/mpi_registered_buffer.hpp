@@ -16,8 +16,8 @@
 #include <memory>
 #include <string_view>
 
-#include "communicator.hpp"
-#include "shm_transport.hpp"
+#include "collectives/communicator.hpp"
+#include "collectives/backends/shm_transport.hpp"
 
 namespace ringlab {
 

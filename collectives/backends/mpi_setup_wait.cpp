@@ -1,4 +1,4 @@
-#include "mpi_setup_wait.hpp"
+#include "collectives/backends/mpi_setup_wait.hpp"
 
 #include <fmt/format.h>
 #include <sched.h>

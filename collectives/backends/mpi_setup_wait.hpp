@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "communicator.hpp"
+#include "collectives/communicator.hpp"
 
 namespace ringlab {
 

@@ -1,4 +1,4 @@
-#include "mpi_shared_memory.hpp"
+#include "collectives/backends/mpi_shared_memory.hpp"
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -15,8 +15,8 @@
 #include <string_view>
 #include <utility>
 
-#include "blocking_call_watchdog.hpp"
-#include "mpi_setup_wait.hpp"
+#include "collectives/backends/blocking_call_watchdog.hpp"
+#include "collectives/backends/mpi_setup_wait.hpp"
 
 namespace ringlab {
 

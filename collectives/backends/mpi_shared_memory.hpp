@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "shm_channel.hpp"
+#include "collectives/backends/shm_channel.hpp"
 
 namespace ringlab {
 

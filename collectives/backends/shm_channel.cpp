@@ -1,4 +1,4 @@
-#include "shm_channel.hpp"
+#include "collectives/backends/shm_channel.hpp"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "shm_transport.hpp"
+#include "collectives/backends/shm_transport.hpp"
 
 #include <fmt/format.h>
 #include <sched.h>
@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "reduce.hpp"
+#include "collectives/reduce.hpp"
 
 namespace ringlab {
 

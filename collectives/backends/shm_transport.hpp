@@ -30,9 +30,9 @@
 #include <string>
 #include <vector>
 
-#include "communicator.hpp"
-#include "datatype.hpp"
-#include "shm_channel.hpp"
+#include "collectives/communicator.hpp"
+#include "collectives/datatype.hpp"
+#include "collectives/backends/shm_channel.hpp"
 
 namespace ringlab {
 

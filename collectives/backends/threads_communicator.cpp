@@ -1,4 +1,4 @@
-#include "threads_communicator.hpp"
+#include "collectives/backends/threads_communicator.hpp"
 
 #include <fmt/format.h>
 
@@ -10,7 +10,7 @@
 #include <thread>
 #include <utility>
 
-#include "reduce.hpp"
+#include "collectives/reduce.hpp"
 
 namespace ringlab {
 

@@ -20,7 +20,7 @@
 #include <string_view>
 #include <vector>
 
-#include "communicator.hpp"
+#include "collectives/communicator.hpp"
 
 namespace ringlab {
 

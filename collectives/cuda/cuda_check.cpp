@@ -1,4 +1,4 @@
-#include "cuda_check.hpp"
+#include "collectives/cuda/cuda_check.hpp"
 
 #include <fmt/format.h>
 

@@ -1,12 +1,12 @@
-#include "cuda_peer_communicator.hpp"
+#include "collectives/cuda/cuda_peer_communicator.hpp"
 
 #include <fmt/format.h>
 
 #include <cstring>
 #include <set>
 
-#include "device_memory.hpp"
-#include "device_reduce.hpp"
+#include "collectives/cuda/device_memory.hpp"
+#include "collectives/cuda/device_reduce.hpp"
 
 namespace ringlab::cuda {
 

@@ -23,8 +23,8 @@
 #include <string>
 #include <vector>
 
-#include "backends/threads_communicator.hpp"
-#include "device_communicator.hpp"
+#include "collectives/backends/threads_communicator.hpp"
+#include "collectives/cuda/device_communicator.hpp"
 
 namespace ringlab::cuda {
 

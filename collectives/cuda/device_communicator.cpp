@@ -1,12 +1,12 @@
-#include "device_communicator.hpp"
+#include "collectives/cuda/device_communicator.hpp"
 
 #include <fmt/format.h>
 
 #include <cstring>
 
-#include "device_memory.hpp"
-#include "device_reduce.hpp"
-#include "reduce.hpp"
+#include "collectives/cuda/device_memory.hpp"
+#include "collectives/cuda/device_reduce.hpp"
+#include "collectives/reduce.hpp"
 
 namespace ringlab::cuda {
 

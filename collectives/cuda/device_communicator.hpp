@@ -6,9 +6,9 @@
 
 #include <cuda_runtime_api.h>
 
-#include "communicator.hpp"
-#include "cuda_check.hpp"
-#include "device_memory.hpp"
+#include "collectives/communicator.hpp"
+#include "collectives/cuda/cuda_check.hpp"
+#include "collectives/cuda/device_memory.hpp"
 
 namespace ringlab::cuda {
 

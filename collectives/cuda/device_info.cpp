@@ -1,4 +1,4 @@
-#include "device_info.hpp"
+#include "collectives/cuda/device_info.hpp"
 
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
@@ -7,7 +7,7 @@
 #include <nccl.h>
 #endif
 
-#include "device_memory.hpp"
+#include "collectives/cuda/device_memory.hpp"
 
 namespace ringlab::cuda {
 

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "communicator.hpp"
-#include "cuda_check.hpp"
+#include "collectives/communicator.hpp"
+#include "collectives/cuda/cuda_check.hpp"
 
 namespace ringlab::cuda {
 

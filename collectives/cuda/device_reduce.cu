@@ -9,7 +9,7 @@
 //    bit-identical to reduce.cpp's. float16 and bfloat16 lanes are widened to float and narrowed
 //    back with the GPU's conversion instructions (Fast below), which round as datatype.hpp's bit
 //    routines do; a pack with a NaN result is done again with those routines.
-#include "device_reduce.hpp"
+#include "collectives/cuda/device_reduce.hpp"
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -17,7 +17,7 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "reduce_ops.hpp"
+#include "collectives/reduce_ops.hpp"
 
 namespace ringlab::cuda {
 namespace {

@@ -8,7 +8,7 @@
 
 #include <cstddef>
 
-#include "datatype.hpp"
+#include "collectives/datatype.hpp"
 
 namespace ringlab::cuda {
 

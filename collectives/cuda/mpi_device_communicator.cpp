@@ -1,4 +1,4 @@
-#include "mpi_device_communicator.hpp"
+#include "collectives/cuda/mpi_device_communicator.hpp"
 
 #include <fmt/format.h>
 #include <mpi.h>
@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "datatype.hpp"
+#include "collectives/datatype.hpp"
 
 namespace ringlab::cuda {
 

@@ -1,4 +1,4 @@
-#include "nccl_bootstrap.hpp"
+#include "collectives/cuda/nccl_bootstrap.hpp"
 
 #include <fmt/format.h>
 

@@ -10,7 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "communicator.hpp"
+#include "collectives/communicator.hpp"
 
 namespace ringlab::cuda {
 

@@ -1,11 +1,11 @@
-#include "nccl_communicator.hpp"
+#include "collectives/cuda/nccl_communicator.hpp"
 
 #include <fmt/format.h>
 
 #include <cstring>
 #include <thread>
 
-#include "nccl_bootstrap.hpp"
+#include "collectives/cuda/nccl_bootstrap.hpp"
 
 namespace ringlab::cuda {
 

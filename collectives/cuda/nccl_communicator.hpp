@@ -19,8 +19,8 @@
 #include <memory>
 #include <string>
 
-#include "device_communicator.hpp"
-#include "device_memory.hpp"
+#include "collectives/cuda/device_communicator.hpp"
+#include "collectives/cuda/device_memory.hpp"
 
 namespace ringlab::cuda {
 

@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "device_memory.hpp"
+#include "collectives/cuda/device_memory.hpp"
 
 #define RINGLAB_SKIP_WITHOUT_GPU()                                             \
   do {                                                                         \

@@ -1,9 +1,9 @@
 // CPU-side CUDA logic that runs without a GPU: error messages and the GPU description.
 #include <gtest/gtest.h>
 
-#include "cuda_check.hpp"
-#include "device_info.hpp"
-#include "device_memory.hpp"
+#include "collectives/cuda/cuda_check.hpp"
+#include "collectives/cuda/device_info.hpp"
+#include "collectives/cuda/device_memory.hpp"
 
 namespace ringlab::cuda {
 namespace {

@@ -7,10 +7,10 @@
 #include <mutex>
 #include <tuple>
 
-#include "allreduce_check.hpp"
-#include "backends/device_assignment.hpp"
-#include "cuda_peer_communicator.hpp"
-#include "gpu_test_support.hpp"
+#include "tests/allreduce_check.hpp"
+#include "collectives/backends/device_assignment.hpp"
+#include "collectives/cuda/cuda_peer_communicator.hpp"
+#include "tests/cuda/gpu_test_support.hpp"
 
 namespace ringlab::testing {
 namespace {

@@ -16,11 +16,11 @@
 #include <string>
 #include <vector>
 
-#include "device_memory.hpp"
-#include "device_reduce.hpp"
-#include "gpu_test_support.hpp"
-#include "reduce.hpp"
-#include "reduce_ops.hpp"
+#include "collectives/cuda/device_memory.hpp"
+#include "collectives/cuda/device_reduce.hpp"
+#include "tests/cuda/gpu_test_support.hpp"
+#include "collectives/reduce.hpp"
+#include "collectives/reduce_ops.hpp"
 
 namespace ringlab::cuda {
 namespace {

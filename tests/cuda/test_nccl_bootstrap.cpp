@@ -5,8 +5,8 @@
 #include <mutex>
 #include <vector>
 
-#include "backends/threads_communicator.hpp"
-#include "nccl_bootstrap.hpp"
+#include "collectives/backends/threads_communicator.hpp"
+#include "collectives/cuda/nccl_bootstrap.hpp"
 
 namespace ringlab::cuda {
 namespace {

@@ -14,14 +14,14 @@
 #include <cmath>
 #include <mutex>
 
-#include "backends/threads_communicator.hpp"
-#include "compute_backends.hpp"
-#include "compute_comparison.hpp"
-#include "cuda/gpu_test_support.hpp"
-#include "dataset.hpp"
-#include "gpu_compute.hpp"
-#include "gpu_handles.hpp"
-#include "trainer.hpp"
+#include "collectives/backends/threads_communicator.hpp"
+#include "training_harness/compute_backends.hpp"
+#include "tests/compute_comparison.hpp"
+#include "tests/cuda/gpu_test_support.hpp"
+#include "training_harness/dataset.hpp"
+#include "training_harness/gpu_compute.hpp"
+#include "training_harness/gpu_handles.hpp"
+#include "training_harness/trainer.hpp"
 
 namespace ringlab::training {
 namespace {
