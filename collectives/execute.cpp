@@ -178,6 +178,7 @@ void Executor::run(const RankPlan& plan, Communicator& comm, const void* send, v
 
   std::vector<Transfer> sends;
   std::vector<Transfer> receives;
+  StepPlan step_plan;  // refilled each step, its vectors reused
   // --trace: each step, and each piece's send, receive and reduction, as this rank saw them.
   const bool tracing = static_cast<bool>(options.step_trace);
   Clock::time_point step_start;
@@ -203,7 +204,7 @@ void Executor::run(const RankPlan& plan, Communicator& comm, const void* send, v
     };
     // Where each piece is read from and lands (step_plan.hpp), the output first completed where
     // a piece read from it still lay partly in the input.
-    const StepPlan step_plan = plan_step(plan.program.steps[step], cut, in_output, combines_on_receive);
+    plan_step(plan.program.steps[step], cut, in_output, combines_on_receive, step_plan);
     for (const ElementCoverage::Range& gap : step_plan.completions)
       comm.copy(output + bytes(gap.first), input + bytes(gap.first), bytes(gap.last - gap.first));
     auto source_of = [&](const PlannedPiece& planned) -> const std::byte* {

@@ -38,14 +38,15 @@ ElementCoverage shared_by_receives(const std::vector<PlannedPiece>& receives) {
 
 }  // namespace
 
-StepPlan plan_step(std::span<const Op> ops, const PieceCut& cut, ElementCoverage& in_output,
-                   const CombinesOnReceive& combines_on_receive) {
-  StepPlan plan;
-  std::vector<Piece> pieces;
+void plan_step(std::span<const Op> ops, const PieceCut& cut, ElementCoverage& in_output,
+               const CombinesOnReceive& combines_on_receive, StepPlan& plan) {
+  plan.sends.clear();
+  plan.receives.clear();
+  plan.completions.clear();
   for (const Op& op : ops) {  // rule 1
-    pieces.clear();
-    append_pieces(pieces, op.chunks, cut.count, cut.nchunks, cut.piece_elements);
-    for (const Piece& piece : pieces)
+    plan.cut_pieces.clear();
+    append_pieces(plan.cut_pieces, op.chunks, cut.count, cut.nchunks, cut.piece_elements);
+    for (const Piece& piece : plan.cut_pieces)
       (op.kind == OpKind::send ? plan.sends : plan.receives).push_back({piece, op.kind, op.peer, false, false});
   }
   ElementCoverage sent_from_output;  // rule 2
@@ -61,7 +62,6 @@ StepPlan plan_step(std::span<const Op> ops, const PieceCut& cut, ElementCoverage
     receive.to_scratch = sent_from_output.touches(piece.first, piece.last()) || shared.touches(piece.first, piece.last()) ||
                          (receive.kind == OpKind::recv_reduce && !combines_on_receive(receive.peer));
   }
-  return plan;
 }
 
 }  // namespace ringlab

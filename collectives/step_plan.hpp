@@ -47,14 +47,17 @@ struct StepPlan {
   // Copied from the input into the output before anything is posted: the parts of pieces read
   // from the output (rules 2 and 3) that were still in the input.
   std::vector<ElementCoverage::Range> completions;
+  std::vector<Piece> cut_pieces;  // plan_step's working storage: one op's pieces
 };
 
 // Whether the backend combines a reducing receive from `peer` as it arrives.
 using CombinesOnReceive = std::function<bool(int peer)>;
 
-// Plans one step of one rank (ops with their peers resolved). Adds the completions to in_output;
-// the caller adds each receive piece once it is in the output.
-StepPlan plan_step(std::span<const Op> ops, const PieceCut& cut, ElementCoverage& in_output,
-                   const CombinesOnReceive& combines_on_receive);
+// Plans one step of one rank (ops with their peers resolved) into `plan`, which it clears first:
+// a plan kept from step to step reuses its vectors, so a call's steps allocate only where one
+// is larger than those before. Adds the completions to in_output; the caller adds each receive
+// piece once it is in the output.
+void plan_step(std::span<const Op> ops, const PieceCut& cut, ElementCoverage& in_output,
+               const CombinesOnReceive& combines_on_receive, StepPlan& plan);
 
 }  // namespace ringlab

@@ -51,12 +51,13 @@ def main() -> int:
     tracked = subprocess.run(["git", "-C", str(root), "ls-files"], capture_output=True, text=True,
                              check=True).stdout.split()
     tracked_set = set(tracked)
+    folders = set(allowed)
     problems = []
     checked = 0
     for path in tracked:
         if not SOURCE.search(path):
             continue
-        own = folder_of(path, set(allowed))
+        own = folder_of(path, folders)
         if own is None:
             continue
         text = (root / path).read_text(errors="replace")
@@ -69,7 +70,7 @@ def main() -> int:
                 if neighbour not in tracked_set:
                     problems.append(f"{path}:{line}: \"{target}\" names no file from the repository root")
                 continue
-            theirs = folder_of(target, set(allowed))
+            theirs = folder_of(target, folders)
             if theirs is None or theirs == own or theirs in allowed[own] or "*" in allowed[own]:
                 continue
             problems.append(f"{path}:{line}: {own}/ may not include {theirs}/ (\"{target}\"); "

@@ -15,10 +15,10 @@ ScratchReceives::ScratchReceives(int nranks, std::int64_t count, std::int64_t nc
 void ScratchReceives::next_step(int rank, std::span<const Op> ops, std::vector<unsigned char>& lands_in_scratch) {
   static const CombinesOnReceive every_peer = [](int /*peer*/) { return true; };
   ElementCoverage& in_output = in_output_[static_cast<std::size_t>(rank)];
-  const StepPlan plan = plan_step(ops, cut_, in_output, every_peer);
+  plan_step(ops, cut_, in_output, every_peer, plan_);
   lands_in_scratch.clear();
-  for (const PlannedPiece& receive : plan.receives) lands_in_scratch.push_back(receive.to_scratch ? 1 : 0);
-  for (const PlannedPiece& receive : plan.receives) in_output.add(receive.piece.first, receive.piece.last());
+  for (const PlannedPiece& receive : plan_.receives) lands_in_scratch.push_back(receive.to_scratch ? 1 : 0);
+  for (const PlannedPiece& receive : plan_.receives) in_output.add(receive.piece.first, receive.piece.last());
 }
 
 }  // namespace ringlab::simulator

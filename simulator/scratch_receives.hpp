@@ -35,6 +35,7 @@ class ScratchReceives {
  private:
   PieceCut cut_;
   std::vector<ElementCoverage> in_output_;  // [rank]
+  StepPlan plan_;                           // next_step's, refilled each step
 };
 
 }  // namespace ringlab::simulator

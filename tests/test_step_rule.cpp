@@ -18,7 +18,8 @@ const CombinesOnReceive every_peer = [](int /*peer*/) { return true; };
 TEST(StepPlan, AReducingReceiveGoesToScratchWhereTheBackendCannotCombineFromItsPeer) {
   ElementCoverage in_output;
   const std::vector<Op> ops{{OpKind::recv_reduce, 1, {0, 1}}, {OpKind::recv_reduce, 2, {1, 2}}, {OpKind::recv, 2, {2, 3}}};
-  const StepPlan plan = plan_step(ops, {12, 3, 4}, in_output, [](int peer) { return peer != 2; });
+  StepPlan plan;
+  plan_step(ops, {12, 3, 4}, in_output, [](int peer) { return peer != 2; }, plan);
   ASSERT_EQ(plan.receives.size(), 3u);
   EXPECT_FALSE(plan.receives[0].to_scratch);
   EXPECT_TRUE(plan.receives[1].to_scratch);   // reduces, from peer 2
@@ -31,7 +32,8 @@ TEST(StepPlan, APieceReadFromTheOutputIsFirstCompletedThere) {
   ElementCoverage in_output;
   in_output.add(2, 3);  // an earlier step wrote element 2 of chunk 0 (elements 0-3)
   const std::vector<Op> ops{{OpKind::send, 1, {0, 1}}, {OpKind::recv_reduce, 1, {1, 2}}};
-  const StepPlan plan = plan_step(ops, {8, 2, 4}, in_output, every_peer);
+  StepPlan plan;
+  plan_step(ops, {8, 2, 4}, in_output, every_peer, plan);
   ASSERT_EQ(plan.sends.size(), 1u);
   EXPECT_TRUE(plan.sends[0].reads_output);
   ASSERT_EQ(plan.completions.size(), 2u);  // elements 0-1 and 3 come from the input
