@@ -29,8 +29,9 @@ TEST_P(AllreduceThreads, BitExactForEveryOpAndPlacement) {
   std::vector<std::string> failures;
   for (ReduceOp op : all_reduce_ops) {
     for (bool in_place : {false, true}) {
-      // Odd segment sizes exercise segmentation across chunk boundaries.
-      const std::size_t segment_bytes = in_place ? 0 : 65536 + 24;
+      // Odd segment sizes exercise segmentation across chunk boundaries: 16 KiB + 24 cuts every
+      // type's chunks of the largest count (2^18 + 3 in CTest) into several segments up to N = 8.
+      const std::size_t segment_bytes = in_place ? 0 : 16384 + 24;
       run_threads(nranks, [&](Communicator& comm) {
         const CaseResult result = run_allreduce_case(comm, implementation, type, op, count, in_place, segment_bytes);
         if (result.wrong != 0 || result.guard_damaged != 0) {

@@ -19,7 +19,7 @@ using ::testing::HasSubstr;
 
 // The message of the std::invalid_argument that `body` throws ("" if none).
 template <typename Body>
-std::string refusal(Body&& body) {
+std::string bench_refusal(Body&& body) {
   try {
     body();
   } catch (const std::invalid_argument& error) {
@@ -74,33 +74,33 @@ TEST(DeviceBenchOptions, EveryOptionParses) {
 
 TEST(DeviceBenchOptions, KernelListsAreCheckedItemByItem) {
   EXPECT_EQ(parse_kernels(" float64 : min , int32:sum").size(), 4U);
-  EXPECT_THAT(refusal([] { parse_kernels(""); }), HasSubstr("--kernels is empty"));
-  EXPECT_THAT(refusal([] { parse_kernels("float16"); }), HasSubstr("'float16' is not TYPE:OP"));
-  EXPECT_THAT(refusal([] { parse_kernels("float16:sum,"); }), HasSubstr("'' is not TYPE:OP"));
-  EXPECT_THAT(refusal([] { parse_kernels("float8:sum"); }),
+  EXPECT_THAT(bench_refusal([] { parse_kernels(""); }), HasSubstr("--kernels is empty"));
+  EXPECT_THAT(bench_refusal([] { parse_kernels("float16"); }), HasSubstr("'float16' is not TYPE:OP"));
+  EXPECT_THAT(bench_refusal([] { parse_kernels("float16:sum,"); }), HasSubstr("'' is not TYPE:OP"));
+  EXPECT_THAT(bench_refusal([] { parse_kernels("float8:sum"); }),
               HasSubstr("--kernels item 'float8:sum': unknown data type 'float8'; valid types:"));
-  EXPECT_THAT(refusal([] { parse_kernels("half:mean"); }), HasSubstr("unknown reduction operator 'mean'"));
-  EXPECT_THAT(refusal([] { parse_kernels("bf16:avg"); }), HasSubstr("avg runs the sum kernel and then a divide"));
-  EXPECT_THAT(refusal([] { parse_kernels("half:min,float16:min"); }), HasSubstr("names float16:min twice"));
+  EXPECT_THAT(bench_refusal([] { parse_kernels("half:mean"); }), HasSubstr("unknown reduction operator 'mean'"));
+  EXPECT_THAT(bench_refusal([] { parse_kernels("bf16:avg"); }), HasSubstr("avg runs the sum kernel and then a divide"));
+  EXPECT_THAT(bench_refusal([] { parse_kernels("half:min,float16:min"); }), HasSubstr("names float16:min twice"));
 }
 
 TEST(DeviceBenchOptions, BytesFitTheLargestElementAndTheGoalIsAPositiveNumber) {
   Options options;
   options.bytes = 4100;  // a multiple of 4, not of 8
   EXPECT_NO_THROW(check_options(options, parse_kernels("float32:sum,float16:min")));
-  EXPECT_THAT(refusal([&] { check_options(options, parse_kernels("float64:sum")); }),
+  EXPECT_THAT(bench_refusal([&] { check_options(options, parse_kernels("float64:sum")); }),
               HasSubstr("--bytes must be a multiple of 8 (the largest element size among --kernels) and at least 16"));
   options.bytes = 14;
-  EXPECT_THAT(refusal([&] { check_options(options, parse_kernels("float16:sum")); }), HasSubstr("at least 16"));
+  EXPECT_THAT(bench_refusal([&] { check_options(options, parse_kernels("float16:sum")); }), HasSubstr("at least 16"));
   options.bytes = 18;
   EXPECT_NO_THROW(check_options(options, parse_kernels("float16:sum")));
   options.repetitions = 0;
-  EXPECT_THAT(refusal([&] { check_options(options, parse_kernels("float16:sum")); }),
+  EXPECT_THAT(bench_refusal([&] { check_options(options, parse_kernels("float16:sum")); }),
               HasSubstr("--repetitions must be at least 1"));
   options.repetitions = 1;
   for (double goal : {0.0, -0.5, std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity()}) {
     options.goal = goal;
-    EXPECT_THAT(refusal([&] { check_options(options, parse_kernels("float16:sum")); }),
+    EXPECT_THAT(bench_refusal([&] { check_options(options, parse_kernels("float16:sum")); }),
                 HasSubstr("--goal must be a positive number")) << goal;
   }
 }

@@ -28,7 +28,7 @@ using simulator::FlowLevelModel;
 using simulator::FlowLevelOptions;
 using simulator::FlowPrediction;
 
-constexpr double gamma_seconds_per_byte = 3e-11;
+constexpr double flow_gamma_seconds_per_byte = 3e-11;
 
 // Ring all-reduce on 2 ranks of switch:2 (10 GB/s links, a route's latency alpha = 1 us): step 0
 // sends and reduces half the buffer (b bytes), step 1 sends the other half back.
@@ -134,28 +134,28 @@ TEST(SimulatorFlowLevel, CpuSharingGivesABusyRankWhatItsWaitingMateLeaves) {
   const double bytes = count * 4.0;
   const double latency = 1e-6;  // two links of 0.5 us
   const Topology written = make_preset_topology("switch:4,bw=10e9,lat=0.5e-6");
-  FlowLevelModel as_written(written, gamma_seconds_per_byte);
+  FlowLevelModel as_written(written, flow_gamma_seconds_per_byte);
   for (double cost : {0.0, 0.3, 1.0}) {
     Topology topology = written;
     topology.set_cpu_sharing({{0, 1, 0, 1}, 0.5, cost});
-    FlowLevelModel model(topology, gamma_seconds_per_byte);
+    FlowLevelModel model(topology, flow_gamma_seconds_per_byte);
     const double speed_up = 2 / (1 + cost);
     const Schedule alone = one_step(4, {{0, 1}}, OpKind::recv_reduce);
     EXPECT_NEAR(model.predict(alone, count, DataType::float32).prediction.seconds,
-                latency + bytes / (10e9 * speed_up) + gamma_seconds_per_byte * bytes / speed_up, 1e-12)
+                latency + bytes / (10e9 * speed_up) + flow_gamma_seconds_per_byte * bytes / speed_up, 1e-12)
         << cost;
     const Schedule both = one_step(4, {{0, 1}, {2, 3}});
     EXPECT_NEAR(model.predict(both, count, DataType::float32).prediction.seconds, latency + bytes / 10e9, 1e-12) << cost;
     // The closed form keeps the written share.
-    EXPECT_NEAR(ClosedFormModel(topology, gamma_seconds_per_byte).predict(alone, count, DataType::float32).seconds,
-                latency + bytes / 10e9 + gamma_seconds_per_byte * bytes, 1e-12);
+    EXPECT_NEAR(ClosedFormModel(topology, flow_gamma_seconds_per_byte).predict(alone, count, DataType::float32).seconds,
+                latency + bytes / 10e9 + flow_gamma_seconds_per_byte * bytes, 1e-12);
   }
   // Cost 1 is the topology without CPU sharing, to the last bit, for a whole all-reduce.
   Topology static_share = written;
   static_share.set_cpu_sharing({{0, 1, 0, 1}, 0.5, 1.0});
   for (const char* algorithm : {"ring", "parameter_server", "recursive_doubling"}) {
     const Schedule schedule = make_schedule(algorithm, Collective::allreduce, 4);
-    EXPECT_EQ(FlowLevelModel(static_share, gamma_seconds_per_byte).predict(schedule, count, DataType::float32).prediction.seconds,
+    EXPECT_EQ(FlowLevelModel(static_share, flow_gamma_seconds_per_byte).predict(schedule, count, DataType::float32).prediction.seconds,
               as_written.predict(schedule, count, DataType::float32).prediction.seconds)
         << algorithm;
   }
@@ -164,7 +164,7 @@ TEST(SimulatorFlowLevel, CpuSharingGivesABusyRankWhatItsWaitingMateLeaves) {
   Topology free_waiting = written;
   free_waiting.set_cpu_sharing({{0, 1, 0, 1}, 0.5, 0.0});
   const Schedule server = make_schedule("parameter_server", Collective::allreduce, 4);
-  EXPECT_LT(FlowLevelModel(free_waiting, gamma_seconds_per_byte).predict(server, count, DataType::float32).prediction.seconds,
+  EXPECT_LT(FlowLevelModel(free_waiting, flow_gamma_seconds_per_byte).predict(server, count, DataType::float32).prediction.seconds,
             as_written.predict(server, count, DataType::float32).prediction.seconds);
 }
 
@@ -185,11 +185,11 @@ TEST(SimulatorFlowLevel, ScratchReceivesAreCombinedAfterTheStepsTransfers) {
   FlowLevelOptions in_pieces;
   in_pieces.segment_bytes = 1 << 20;
   const double piece = static_cast<double>(in_pieces.segment_bytes);
-  const double lost_overlap = gamma_seconds_per_byte * (bytes - piece);
+  const double lost_overlap = flow_gamma_seconds_per_byte * (bytes - piece);
   auto extra = [&](const char* algorithm, Placement placement, const FlowLevelOptions& options) {
     const Schedule schedule = make_schedule(algorithm, Collective::allreduce, 4);
-    return FlowLevelModel(copying, gamma_seconds_per_byte, options).predict(schedule, count, DataType::float32, placement).prediction.seconds -
-           FlowLevelModel(plain, gamma_seconds_per_byte, options).predict(schedule, count, DataType::float32, placement).prediction.seconds;
+    return FlowLevelModel(copying, flow_gamma_seconds_per_byte, options).predict(schedule, count, DataType::float32, placement).prediction.seconds -
+           FlowLevelModel(plain, flow_gamma_seconds_per_byte, options).predict(schedule, count, DataType::float32, placement).prediction.seconds;
   };
   // recursive_doubling sends and receives its whole buffer in both steps: out of place its first
   // step's sends read the input, the second's the output; in place both read the output.
@@ -211,9 +211,9 @@ TEST(SimulatorFlowLevel, ScratchReceivesAreCombinedAfterTheStepsTransfers) {
   const Topology pair = make_preset_topology("fully-connected:2,bw=10e9,lat=0.5e-6");
   Topology pair_copying = pair;
   pair_copying.set_copy_cost_ratio(ratio);
-  EXPECT_NEAR(FlowLevelModel(pair_copying, gamma_seconds_per_byte).predict(swap, count, DataType::float32, Placement::in_place).prediction.seconds -
-                  FlowLevelModel(pair, gamma_seconds_per_byte).predict(swap, count, DataType::float32, Placement::in_place).prediction.seconds,
-              ratio * gamma_seconds_per_byte * bytes, 1e-12);
+  EXPECT_NEAR(FlowLevelModel(pair_copying, flow_gamma_seconds_per_byte).predict(swap, count, DataType::float32, Placement::in_place).prediction.seconds -
+                  FlowLevelModel(pair, flow_gamma_seconds_per_byte).predict(swap, count, DataType::float32, Placement::in_place).prediction.seconds,
+              ratio * flow_gamma_seconds_per_byte * bytes, 1e-12);
 }
 
 // With receive fragments (the shared-memory transport's slots), a receive combined on arrival
@@ -294,10 +294,10 @@ TEST(SimulatorFlowLevel, IntervalPairedPaysForMultiHopPartnersOnARingNetworkOnly
   const Schedule ring = make_schedule("ring", Collective::allreduce, nranks);
   const Topology ring_network = make_preset_topology("ring:8,bw=25e9,lat=1e-6");
   const Topology switched = make_preset_topology("switch:8,bw=25e9,lat=0.5e-6");
-  FlowLevelModel on_ring(ring_network, gamma_seconds_per_byte);
-  FlowLevelModel on_switch(switched, gamma_seconds_per_byte);
-  ClosedFormModel closed_on_ring(ring_network, gamma_seconds_per_byte);
-  ClosedFormModel closed_on_switch(switched, gamma_seconds_per_byte);
+  FlowLevelModel on_ring(ring_network, flow_gamma_seconds_per_byte);
+  FlowLevelModel on_switch(switched, flow_gamma_seconds_per_byte);
+  ClosedFormModel closed_on_ring(ring_network, flow_gamma_seconds_per_byte);
+  ClosedFormModel closed_on_switch(switched, flow_gamma_seconds_per_byte);
 
   // On the switch every route is two private hops: nothing is shared, flow = closed form.
   const double switch_flow = on_switch.predict(paired, count, DataType::float32).prediction.seconds;
@@ -332,8 +332,8 @@ TEST(SimulatorFlowLevel, EqualsTheClosedFormWhenNothingIsShared) {
   // every chunk divides evenly), so every algorithm and collective must agree.
   for (int nranks : {2, 3, 4, 5, 8, 12, 16}) {
     const Topology topology = make_preset_topology(fmt::format("switch:{},bw=10e9,lat=0.5e-6", nranks));
-    FlowLevelModel flow(topology, gamma_seconds_per_byte);
-    ClosedFormModel closed(topology, gamma_seconds_per_byte);
+    FlowLevelModel flow(topology, flow_gamma_seconds_per_byte);
+    ClosedFormModel closed(topology, flow_gamma_seconds_per_byte);
     for (const AlgorithmInfo& info : algorithms()) {
       for (Collective collective : info.collectives) {
         const Schedule schedule = make_schedule(info.name, collective, nranks);
@@ -375,8 +375,8 @@ TEST(SimulatorFlowLevel, IsDeterministicRunToRun) {
     options.segment_bytes = 64 * 1024;
     for (const AlgorithmInfo& info : algorithms()) {
       const Schedule schedule = make_schedule(info.name, Collective::allreduce, nranks);
-      FlowLevelModel first(topology, gamma_seconds_per_byte, options);
-      FlowLevelModel second(topology, gamma_seconds_per_byte, options);
+      FlowLevelModel first(topology, flow_gamma_seconds_per_byte, options);
+      FlowLevelModel second(topology, flow_gamma_seconds_per_byte, options);
       const FlowPrediction a = first.predict(schedule, 1234567, DataType::float32);
       const FlowPrediction again = first.predict(schedule, 1234567, DataType::float32);
       const FlowPrediction b = second.predict(schedule, 1234567, DataType::float32);
@@ -398,7 +398,7 @@ TEST(SimulatorFlowLevel, ReportsPerRankFinishTimesAndCapsTheTrace) {
   FlowLevelOptions options;
   options.record_trace = true;
   options.max_trace_spans = 10;
-  FlowLevelModel model(topology, gamma_seconds_per_byte, options);
+  FlowLevelModel model(topology, flow_gamma_seconds_per_byte, options);
   const FlowPrediction predicted =
       model.predict(make_schedule("ring", Collective::allreduce, 6), 6000, DataType::float32);
   ASSERT_EQ(predicted.prediction.rank_finish_seconds.size(), 6u);

@@ -30,7 +30,7 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-std::string error_of(const std::function<void()>& action) {
+std::string limit_error_of(const std::function<void()>& action) {
   try {
     action();
   } catch (const std::invalid_argument& error) {
@@ -60,7 +60,7 @@ TEST_F(InputLimits, ScheduleWithTooManyStepsInARankIsRefusedByPath) {
   nlohmann::json document = to_json(make_schedule("ring", Collective::allreduce, 2));
   auto& steps = document["ranks"][1]["steps"].get_ref<nlohmann::json::array_t&>();
   steps.resize((std::size_t{1} << 20) + 1, nlohmann::json::array());
-  EXPECT_THAT(error_of([&] { schedule_from_json(document); }),
+  EXPECT_THAT(limit_error_of([&] { schedule_from_json(document); }),
               HasSubstr("schedule JSON: ranks[1].steps: has 1048577 steps; the limit is 1048576"));
   steps.resize(std::size_t{1} << 20);  // at the limit: read (the verifier then judges it)
   EXPECT_EQ(schedule_from_json(document).programs[1].steps.size(), std::size_t{1} << 20);
@@ -69,19 +69,19 @@ TEST_F(InputLimits, ScheduleWithTooManyStepsInARankIsRefusedByPath) {
 TEST_F(InputLimits, ScheduleAndTopologyFilesOver512MiBAreRefusedUnread) {
   const std::uintmax_t bytes = (std::uintmax_t{512} << 20) + 1;
   const fs::path schedule = sparse_file("huge-schedule.json", bytes);
-  EXPECT_THAT(error_of([&] { read_schedule_file(schedule.string()); }),
+  EXPECT_THAT(limit_error_of([&] { read_schedule_file(schedule.string()); }),
               HasSubstr("huge-schedule.json' has 536870913 bytes; the limit is 536870912 (512 MiB)"));
   const fs::path topology = sparse_file("huge-topology.json", bytes);
-  EXPECT_THAT(error_of([&] { read_topology_file(topology.string()); }),
+  EXPECT_THAT(limit_error_of([&] { read_topology_file(topology.string()); }),
               HasSubstr("huge-topology.json' has 536870913 bytes; the limit is 536870912 (512 MiB)"));
 }
 
 TEST_F(InputLimits, PresetsOfAbsurdSizeAreRefusedBeforeBuilding) {
-  EXPECT_THAT(error_of([] { make_preset_topology("switch:1000000000"); }),
+  EXPECT_THAT(limit_error_of([] { make_preset_topology("switch:1000000000"); }),
               HasSubstr("size '1000000000' must be an integer in [1, 1048576]"));
-  EXPECT_THAT(error_of([] { make_preset_topology("torus2d:100000x100000"); }),
+  EXPECT_THAT(limit_error_of([] { make_preset_topology("torus2d:100000x100000"); }),
               HasSubstr("10000000000 endpoints; the limit is 1048576"));
-  EXPECT_THAT(error_of([] { make_preset_topology("fully-connected:1048576"); }), HasSubstr("the limits are"));
+  EXPECT_THAT(limit_error_of([] { make_preset_topology("fully-connected:1048576"); }), HasSubstr("the limits are"));
 }
 
 TEST_F(InputLimits, SweepOfTooManySizesIsRefusedBeforeListingThem) {
@@ -89,7 +89,7 @@ TEST_F(InputLimits, SweepOfTooManySizesIsRefusedBeforeListingThem) {
   options.min_bytes = 0;
   options.max_bytes = std::int64_t{1} << 30;
   options.step_bytes = 1;
-  EXPECT_THAT(error_of([&] { bench::sweep_sizes(options, nullptr); }),
+  EXPECT_THAT(limit_error_of([&] { bench::sweep_sizes(options, nullptr); }),
               HasSubstr("-b 0 -e 1073741824 -i 1 gives 1073741825 sizes; the limit is 10000: raise -i/--stepbytes"));
   options.type = DataType::int32;
   options.max_bytes = (bench::max_sweep_sizes - 1) * 4;
@@ -139,10 +139,10 @@ TEST_F(InputLimits, MiniImagenetHeaderOfAbsurdSizeIsRefusedBeforeAnyRecord) {
   const training::ImageGeometry model;
   write_mini_header(file, 1, 65536, 65536);
   const std::vector<fs::path> files = {file};
-  EXPECT_THAT(error_of([&] { training::count_mini_imagenet_records(files, model); }),
+  EXPECT_THAT(limit_error_of([&] { training::count_mini_imagenet_records(files, model); }),
               HasSubstr("holds 65536x65536x3 images of 100 classes, but the model takes 84x84x3"));
   write_mini_header(file, 0xffffffffU, 84, 84);
-  EXPECT_THAT(error_of([&] { training::read_mini_imagenet_records(files, model, std::vector<std::uint64_t>{0}); }),
+  EXPECT_THAT(limit_error_of([&] { training::read_mini_imagenet_records(files, model, std::vector<std::uint64_t>{0}); }),
               HasSubstr("has 32 bytes but its header declares 4294967295 records of 21170 bytes"));
 }
 #endif

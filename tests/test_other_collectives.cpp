@@ -13,10 +13,10 @@
 namespace ringlab {
 namespace {
 
-using Param = std::tuple<std::string, Collective, int>;  // algorithm, collective, N
+using CollectiveParam = std::tuple<std::string, Collective, int>;  // algorithm, collective, N
 
-std::vector<Param> cases() {
-  std::vector<Param> list;
+std::vector<CollectiveParam> cases() {
+  std::vector<CollectiveParam> list;
   for (const AlgorithmInfo& info : algorithms())
     for (Collective collective : info.collectives)
       if (collective != Collective::allreduce)
@@ -24,7 +24,7 @@ std::vector<Param> cases() {
   return list;
 }
 
-class OtherCollectivesThreads : public ::testing::TestWithParam<Param> {};
+class OtherCollectivesThreads : public ::testing::TestWithParam<CollectiveParam> {};
 
 TEST_P(OtherCollectivesThreads, ResultMatchesDefinition) {
   const auto& [algorithm, collective, nranks] = GetParam();
@@ -74,7 +74,7 @@ TEST_P(OtherCollectivesThreads, ResultMatchesDefinition) {
 }
 
 INSTANTIATE_TEST_SUITE_P(OtherCollectivesThreads, OtherCollectivesThreads, ::testing::ValuesIn(cases()),
-                         [](const ::testing::TestParamInfo<Param>& param_info) {
+                         [](const ::testing::TestParamInfo<CollectiveParam>& param_info) {
                            return fmt::format("{}_{}_N{}", std::get<0>(param_info.param), name_of(std::get<1>(param_info.param)),
                                               std::get<2>(param_info.param));
                          });

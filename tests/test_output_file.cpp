@@ -27,7 +27,7 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 
 template <class Error>
-std::string error_of(const std::function<void()>& action) {
+std::string writer_error_of(const std::function<void()>& action) {
   try {
     action();
   } catch (const Error& error) {
@@ -85,10 +85,10 @@ TEST_F(OutputFile, WritesTheContentWithMode0644LessTheUmaskAndLeavesNoTemporary)
 TEST_F(OutputFile, ALinkAtTheTargetIsRefusedEvenWithForceAndItsTargetUntouched) {
   const fs::path link = folder_ / "r.json";
   fs::create_symlink(victim_, link);
-  EXPECT_THAT(error_of<std::invalid_argument>([&] { io::check_output_path(link.string(), true); }),
+  EXPECT_THAT(writer_error_of<std::invalid_argument>([&] { io::check_output_path(link.string(), true); }),
               HasSubstr("--json '" + link.string() + "' is a symbolic link"));
   // Planted after the start-up check: the writer refuses it too, and follows nothing.
-  EXPECT_THAT(error_of<std::runtime_error>([&] { io::write_output_file(link.string(), std::string_view("evil")); }),
+  EXPECT_THAT(writer_error_of<std::runtime_error>([&] { io::write_output_file(link.string(), std::string_view("evil")); }),
               HasSubstr("is a symbolic link"));
   EXPECT_EQ(read_text(victim_), "precious\n");
   EXPECT_TRUE(fs::is_symlink(link));
@@ -98,21 +98,21 @@ TEST_F(OutputFile, ALinkAtTheTargetIsRefusedEvenWithForceAndItsTargetUntouched) 
 TEST_F(OutputFile, ADanglingLinkIsRefusedWithoutForce) {
   const fs::path link = folder_ / "dangling.json";
   fs::create_symlink(folder_ / "nowhere", link);
-  EXPECT_THAT(error_of<std::invalid_argument>([&] { io::check_output_path(link.string(), false); }),
+  EXPECT_THAT(writer_error_of<std::invalid_argument>([&] { io::check_output_path(link.string(), false); }),
               HasSubstr("is a symbolic link"));
   EXPECT_FALSE(fs::exists(folder_ / "nowhere"));
 }
 
 TEST_F(OutputFile, DevicesFifosAndFoldersAreNeverReplaced) {
-  EXPECT_THAT(error_of<std::invalid_argument>([] { io::check_output_path("/dev/null", true); }),
+  EXPECT_THAT(writer_error_of<std::invalid_argument>([] { io::check_output_path("/dev/null", true); }),
               HasSubstr("'/dev/null' is a device"));
   const fs::path fifo = folder_ / "fifo";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-  EXPECT_THAT(error_of<std::invalid_argument>([&] { io::check_output_path(fifo.string(), true); }),
+  EXPECT_THAT(writer_error_of<std::invalid_argument>([&] { io::check_output_path(fifo.string(), true); }),
               HasSubstr("is a FIFO"));
-  EXPECT_THAT(error_of<std::invalid_argument>([&] { io::check_output_path(folder_.string(), true); }),
+  EXPECT_THAT(writer_error_of<std::invalid_argument>([&] { io::check_output_path(folder_.string(), true); }),
               HasSubstr("is a directory"));
-  EXPECT_THAT(error_of<std::runtime_error>([&] { io::write_output_file(fifo.string(), std::string_view("x")); }),
+  EXPECT_THAT(writer_error_of<std::runtime_error>([&] { io::write_output_file(fifo.string(), std::string_view("x")); }),
               HasSubstr("is a FIFO"));
   struct stat status {};
   ASSERT_EQ(::lstat(fifo.c_str(), &status), 0);
@@ -123,20 +123,20 @@ TEST_F(OutputFile, DevicesFifosAndFoldersAreNeverReplaced) {
 TEST_F(OutputFile, AnExistingFileNeedsForceAndAMissingFolderIsNamed) {
   const fs::path existing = folder_ / "old.json";
   std::ofstream(existing) << "old\n";
-  EXPECT_THAT(error_of<std::invalid_argument>([&] { io::check_output_path(existing.string(), false); }),
+  EXPECT_THAT(writer_error_of<std::invalid_argument>([&] { io::check_output_path(existing.string(), false); }),
               HasSubstr("already exists; pass --force to overwrite it"));
   io::check_output_path(existing.string(), true);
   io::write_output_file(existing.string(), std::string_view("new\n"));
   EXPECT_EQ(read_text(existing), "new\n");
-  EXPECT_THAT(error_of<std::invalid_argument>([&] { io::check_output_path((folder_ / "no" / "r.json").string(), false); }),
+  EXPECT_THAT(writer_error_of<std::invalid_argument>([&] { io::check_output_path((folder_ / "no" / "r.json").string(), false); }),
               HasSubstr("folder '" + (folder_ / "no").string() + "' does not exist"));
 }
 
 TEST_F(OutputFile, EmptyPathsAreRefusedAndTheDashIsStandardOutputWhereAllowed) {
-  EXPECT_THAT(error_of<std::invalid_argument>([] { io::check_output_path("", false, "--trace"); }),
+  EXPECT_THAT(writer_error_of<std::invalid_argument>([] { io::check_output_path("", false, "--trace"); }),
               HasSubstr("--trace: the path is empty; give a file name, or - for standard output"));
   io::check_output_path("-", false);
-  EXPECT_THAT(error_of<std::invalid_argument>([] { io::check_output_path("-", false, "--out file", false); }),
+  EXPECT_THAT(writer_error_of<std::invalid_argument>([] { io::check_output_path("-", false, "--out file", false); }),
               HasSubstr("cannot go to standard output"));
   EXPECT_FALSE(fs::exists("-"));
 }

@@ -255,7 +255,7 @@ double reference_divide(DataType type, double value, int divisor) {
   return value / divisor;
 }
 
-constexpr std::size_t test_counts[] = {0, 1, 3, 17, 1000003};
+constexpr std::size_t reduce_counts[] = {0, 1, 3, 17, 1000003};
 
 using TypeOp = std::tuple<DataType, ReduceOp>;
 
@@ -263,7 +263,7 @@ class ReduceTest : public ::testing::TestWithParam<TypeOp> {};
 
 TEST_P(ReduceTest, ReduceIntoMatchesReference) {
   const auto [type, op] = GetParam();
-  for (const std::size_t count : test_counts) {
+  for (const std::size_t count : reduce_counts) {
     Array inout(type, count);
     Array in(type, count);
     for (std::size_t i = 0; i < count; ++i) {
@@ -283,7 +283,7 @@ TEST_P(ReduceTest, ReduceIntoMatchesReference) {
 
 TEST_P(ReduceTest, ReduceToMatchesReference) {
   const auto [type, op] = GetParam();
-  for (const std::size_t count : test_counts) {
+  for (const std::size_t count : reduce_counts) {
     Array out(type, count);
     Array a(type, count);
     Array b(type, count);
@@ -307,7 +307,7 @@ TEST_P(ReduceTest, ReduceToMatchesReference) {
 TEST_P(ReduceTest, ReduceThenDivideMatchesReference) {
   const auto [type, op] = GetParam();
   for (const int divisor : {1, 2, 4}) {
-    for (const std::size_t count : test_counts) {
+    for (const std::size_t count : reduce_counts) {
       Array inout(type, count);
       Array in(type, count);
       for (std::size_t i = 0; i < count; ++i) {
@@ -342,7 +342,7 @@ class DivideTest : public ::testing::TestWithParam<DataType> {};
 TEST_P(DivideTest, DivideElementsMatchesReference) {
   const DataType type = GetParam();
   for (const int divisor : {1, 2, 3, 4, 7}) {
-    for (const std::size_t count : test_counts) {
+    for (const std::size_t count : reduce_counts) {
       Array data(type, count);
       auto value = [&](std::size_t i) {
         return is_integer(type) ? small_value(i, 7) * 5 : small_value(i, 7) * divisor;

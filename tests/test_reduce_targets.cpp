@@ -22,7 +22,7 @@
 namespace ringlab {
 namespace {
 
-constexpr std::size_t counts[] = {0, 1, 2, 3, 7, 15, 16, 17, 31, 33, 63, 65, 127, 129, 1000, 4099};
+constexpr std::size_t target_counts[] = {0, 1, 2, 3, 7, 15, 16, 17, 31, 33, 63, 65, 127, 129, 1000, 4099};
 constexpr std::size_t element_offsets[] = {0, 1, 3};  // from a 64-byte aligned start
 
 // Whether the element's bits encode a NaN of its type.
@@ -96,9 +96,9 @@ void expect_same(DataType type, Buffer& simd, Buffer& reference, std::size_t cou
   }
 }
 
-using TypeOp = std::tuple<DataType, ReduceOp>;
+using TargetTypeOp = std::tuple<DataType, ReduceOp>;
 
-class ReduceTargets : public ::testing::TestWithParam<TypeOp> {};
+class ReduceTargets : public ::testing::TestWithParam<TargetTypeOp> {};
 
 TEST_P(ReduceTargets, EveryTargetMatchesTheReferenceBitForBit) {
   const DataType type = std::get<0>(GetParam());
@@ -109,7 +109,7 @@ TEST_P(ReduceTargets, EveryTargetMatchesTheReferenceBitForBit) {
     const ForcedReduceTarget forced(target);
     ASSERT_EQ(reduce_kernel_target(), target.name);
     for (const std::size_t offset : element_offsets) {
-      for (const std::size_t count : counts) {
+      for (const std::size_t count : target_counts) {
         const std::string where = target.name + " offset " + std::to_string(offset) + " count " + std::to_string(count);
         const std::uint64_t seed = count * 131 + offset * 7 + static_cast<std::uint64_t>(type) * 17 + static_cast<std::uint64_t>(op);
         auto make = [&](std::uint64_t stream) {
@@ -133,20 +133,20 @@ TEST_P(ReduceTargets, EveryTargetMatchesTheReferenceBitForBit) {
   }
 }
 
-std::string type_op_name(const ::testing::TestParamInfo<TypeOp>& info) {
+std::string target_type_op_name(const ::testing::TestParamInfo<TargetTypeOp>& info) {
   return std::string(name_of(std::get<0>(info.param))) + "_" + std::string(name_of(std::get<1>(info.param)));
 }
 
 INSTANTIATE_TEST_SUITE_P(AllTypesAndOps, ReduceTargets,
                          ::testing::Combine(::testing::ValuesIn(all_data_types), ::testing::ValuesIn(all_reduce_ops)),
-                         type_op_name);
+                         target_type_op_name);
 
 TEST(ReduceTargetsDivide, EveryTargetMatchesTheReferenceBitForBit) {
   for (const ReduceKernelTarget& target : reduce_kernel_targets()) {
     const ForcedReduceTarget forced(target);
     for (const DataType type : all_data_types) {
       for (const int divisor : {1, 2, 3, 7, 10, 1000}) {
-        for (const std::size_t count : counts) {
+        for (const std::size_t count : target_counts) {
           const std::string where = target.name + " " + std::string(name_of(type)) + " divisor " +
                                     std::to_string(divisor) + " count " + std::to_string(count);
           std::mt19937_64 random_got(count + divisor), random_want(count + divisor);

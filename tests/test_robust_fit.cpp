@@ -26,7 +26,7 @@ using calibration::LinearFit;
 using calibration::Sample;
 using calibration::SlopeMethod;
 
-std::vector<Sample> line(double intercept, double slope, const std::vector<double>& sizes) {
+std::vector<Sample> exact_line(double intercept, double slope, const std::vector<double>& sizes) {
   std::vector<Sample> samples;
   for (double x : sizes) samples.push_back({x, intercept + slope * x});
   return samples;
@@ -67,29 +67,29 @@ TEST(RobustFit, TheilSenSlopeIsTheMedianOfPairwiseSlopes) {
 
 TEST(RobustFit, SlowOutliersBeyondTwiceTheLineAndTheTypicalMisfit) {
   // Against the exact line: x1.9 stays (below the factor 2), x2.5 goes; a fast sample never goes.
-  std::vector<Sample> samples = line(0, 1, {1, 2, 3, 4, 5, 6, 7, 8});
+  std::vector<Sample> samples = exact_line(0, 1, {1, 2, 3, 4, 5, 6, 7, 8});
   samples[1].t *= 1.9;
   samples[4].t *= 2.5;
   samples[6].t /= 10;
   EXPECT_EQ(calibration::slow_outliers(samples, 0, 1), std::vector<std::size_t>{4});
   // Where the samples scatter by +-40 % around the line, x2.5 is within 4 typical misfits.
-  std::vector<Sample> scattered = line(0, 1, {1, 2, 3, 4, 5, 6, 7, 8});
+  std::vector<Sample> scattered = exact_line(0, 1, {1, 2, 3, 4, 5, 6, 7, 8});
   for (std::size_t i = 0; i < scattered.size(); ++i) scattered[i].t *= i % 2 == 0 ? 1.4 : 1 / 1.4;
   scattered[4].t = 2.5 * 5;
   EXPECT_TRUE(calibration::slow_outliers(scattered, 0, 1).empty());
   // Every sample x10: the line is wrong, not the samples; none goes.
-  EXPECT_TRUE(calibration::slow_outliers(line(0, 10, {1, 2, 3, 4}), 0, 1).empty());
+  EXPECT_TRUE(calibration::slow_outliers(exact_line(0, 10, {1, 2, 3, 4}), 0, 1).empty());
 }
 
 // Where no sample is an outlier the robust fits are the least squares of before, bit for bit:
 // exact lines, +-20 % noise, and the shape of a real machine (a cache step of x1.4).
 TEST(RobustFit, CleanDataFitsExactlyAsLeastSquares) {
-  std::vector<std::vector<Sample>> cases = {line(1e-5, 7e-11, reduce_sizes), line(2e-6, 1e-10, ping_pong_sizes)};
+  std::vector<std::vector<Sample>> cases = {exact_line(1e-5, 7e-11, reduce_sizes), exact_line(2e-6, 1e-10, ping_pong_sizes)};
   for (unsigned seed = 1; seed <= 20; ++seed) {
-    cases.push_back(with_noise(line(1e-5, 7e-11, reduce_sizes), 0.2, seed));
-    cases.push_back(with_noise(line(2e-6, 1e-10, ping_pong_sizes), 0.2, seed));
+    cases.push_back(with_noise(exact_line(1e-5, 7e-11, reduce_sizes), 0.2, seed));
+    cases.push_back(with_noise(exact_line(2e-6, 1e-10, ping_pong_sizes), 0.2, seed));
   }
-  std::vector<Sample> step = line(1e-6, 1e-10, ping_pong_sizes);
+  std::vector<Sample> step = exact_line(1e-6, 1e-10, ping_pong_sizes);
   for (Sample& sample : step)
     if (sample.x >= 2097152) sample.t *= 1.4;
   cases.push_back(step);
@@ -118,7 +118,7 @@ TEST(RobustFit, FreeFitDropsSlowOutliersWhereLeastSquaresIsPulled) {
     double plain_error;  // least squares is at least this far off
   };
   for (const Case& c : {Case{0, 3, 0.15}, Case{0, 10, 0.1}, Case{0, 100, 0.01}, Case{1, 3, 0.03}, Case{4, 3, 0.05}}) {
-    std::vector<Sample> samples = line(1e-5, gamma, reduce_sizes);
+    std::vector<Sample> samples = exact_line(1e-5, gamma, reduce_sizes);
     samples[c.outlier].t *= c.factor;
     double plain_error = 1;  // no positive slope at all
     try {
@@ -142,7 +142,7 @@ TEST(RobustFit, PooledPingPongKeepsBetaWithNoiseAndOutliers) {
   const double alpha = 2e-6, beta = 2e-10;
   for (unsigned seed = 1; seed <= 10; ++seed) {
     for (std::size_t wild = 1; wild <= 3; ++wild) {
-      const std::vector<Sample> clean = with_noise(three_pairs(line(alpha, beta, ping_pong_sizes)), 0.1, seed);
+      const std::vector<Sample> clean = with_noise(three_pairs(exact_line(alpha, beta, ping_pong_sizes)), 0.1, seed);
       std::vector<Sample> samples = clean;
       const std::size_t largest[] = {10, 21, 29};  // 4 MiB of pair 0 and 1, 512 KiB of pair 2
       const double factor[] = {3, 10, 100};
@@ -165,7 +165,7 @@ TEST(RobustFit, PooledPingPongKeepsBetaWithNoiseAndOutliers) {
 // does not depend on alpha and recovers beta.
 TEST(RobustFit, InflatedAlphaFallsBackToTheilSen) {
   const double alpha = 20e-6, beta = 2e-10;
-  std::vector<Sample> samples = line(alpha, beta, ping_pong_sizes);
+  std::vector<Sample> samples = exact_line(alpha, beta, ping_pong_sizes);
   for (Sample& sample : samples)
     if (sample.x <= 4096) sample.t = 50 * alpha;
   std::vector<Sample> large(samples.end() - 4, samples.end());
@@ -245,19 +245,19 @@ calibration::Measurements measurements_of(const std::vector<Sample>& pair_sample
     measurements.pairs.push_back(pair);
   }
   measurements.concurrent = {2, {{1 << 20, 5, 1e-4, 2e10}}};
-  for (const Sample& sample : line(1e-5, gamma, reduce_sizes))
+  for (const Sample& sample : exact_line(1e-5, gamma, reduce_sizes))
     measurements.reduce.push_back({static_cast<std::int64_t>(sample.x), 5, sample.t});
   return measurements;
 }
 
 // Which measurement did not fit is named: the pair, the class of pairs, the reduce kernel.
 TEST(RobustFit, FitErrorsNameTheMeasurement) {
-  std::vector<Sample> shrinking = line(1e-6, 1e-10, ping_pong_sizes);
+  std::vector<Sample> shrinking = exact_line(1e-6, 1e-10, ping_pong_sizes);
   for (Sample& sample : shrinking) {  // small sizes slow, large ones faster with size
     if (sample.x <= 4096) sample.t = 2e-3;
     if (sample.x >= 65536) sample.t = 1e-3 - 1e-11 * sample.x;
   }
-  calibration::Measurements bad_pair = measurements_of(line(1e-6, 1e-10, ping_pong_sizes), 7e-11);
+  calibration::Measurements bad_pair = measurements_of(exact_line(1e-6, 1e-10, ping_pong_sizes), 7e-11);
   for (std::size_t i = 0; i < shrinking.size(); ++i) bad_pair.pairs[1].samples[i].one_way_median_seconds = shrinking[i].t;
   try {
     calibration::fit_parameters(bad_pair, 2);
@@ -272,7 +272,7 @@ TEST(RobustFit, FitErrorsNameTheMeasurement) {
   } catch (const FitError& error) {
     EXPECT_PRED2(contains, error.what(), std::string("the ping-pong of the same-CPU pairs (0, 2) pooled: beta from"));
   }
-  calibration::Measurements bad_reduce = measurements_of(line(1e-6, 1e-10, ping_pong_sizes), 7e-11);
+  calibration::Measurements bad_reduce = measurements_of(exact_line(1e-6, 1e-10, ping_pong_sizes), 7e-11);
   for (calibration::ReduceSample& sample : bad_reduce.reduce)
     sample.median_seconds = 0.05 - 1e-10 * static_cast<double>(sample.bytes);
   try {
@@ -285,7 +285,7 @@ TEST(RobustFit, FitErrorsNameTheMeasurement) {
 
 // The record says what was dropped, and from which pair.
 TEST(RobustFit, RecordNamesTheDroppedSamples) {
-  calibration::Measurements measurements = measurements_of(line(2e-6, 2e-10, ping_pong_sizes), 7e-11);
+  calibration::Measurements measurements = measurements_of(exact_line(2e-6, 2e-10, ping_pong_sizes), 7e-11);
   measurements.pairs[2].samples[9].one_way_median_seconds *= 20;  // ranks 1 and 2, 2 MiB
   const calibration::FittedParameters fit = calibration::fit_parameters(measurements, 2);
   const nlohmann::json record = calibration::calibration_record(measurements, fit, nlohmann::json::object());

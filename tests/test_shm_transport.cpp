@@ -20,7 +20,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-Clock::time_point in(Clock::duration duration) { return Clock::now() + duration; }
+Clock::time_point deadline_in(Clock::duration duration) { return Clock::now() + duration; }
 
 TEST(ElementCoverage, AddsMergesAndFindsGaps) {
   ElementCoverage coverage;
@@ -80,7 +80,7 @@ class ShmPair {
   std::unique_ptr<ShmTransport> transports_[2];
 };
 
-std::vector<std::byte> pattern(std::size_t bytes, int seed) {
+std::vector<std::byte> shm_pattern(std::size_t bytes, int seed) {
   std::vector<std::byte> data(bytes);
   for (std::size_t i = 0; i < bytes; ++i) data[i] = static_cast<std::byte>((i * 13 + static_cast<std::size_t>(seed)) & 0xff);
   return data;
@@ -92,14 +92,14 @@ TEST(ShmTransport, MessagesOfEverySizeArriveInOrder) {
   std::thread sender([&] {
     std::vector<std::vector<std::byte>> outgoing;
     std::vector<RequestPtr> requests;
-    for (std::size_t i = 0; i < std::size(sizes); ++i) outgoing.push_back(pattern(sizes[i], static_cast<int>(i)));
+    for (std::size_t i = 0; i < std::size(sizes); ++i) outgoing.push_back(shm_pattern(sizes[i], static_cast<int>(i)));
     for (std::size_t i = 0; i < std::size(sizes); ++i) requests.push_back(pair.rank(0).post_send(outgoing[i], 1, 7));
-    for (auto& request : requests) request->wait(in(30s), "send");
+    for (auto& request : requests) request->wait(deadline_in(30s), "send");
   });
   for (std::size_t i = 0; i < std::size(sizes); ++i) {
     std::vector<std::byte> incoming(sizes[i]);
-    pair.rank(1).post_recv(incoming, 0, 7)->wait(in(30s), "receive");
-    EXPECT_EQ(incoming, pattern(sizes[i], static_cast<int>(i))) << "message " << i;
+    pair.rank(1).post_recv(incoming, 0, 7)->wait(deadline_in(30s), "receive");
+    EXPECT_EQ(incoming, shm_pattern(sizes[i], static_cast<int>(i))) << "message " << i;
   }
   sender.join();
 }
@@ -107,19 +107,19 @@ TEST(ShmTransport, MessagesOfEverySizeArriveInOrder) {
 TEST(ShmTransport, BuffersAMessageThatBlocksAnotherTag) {
   ShmPair pair;
   std::thread sender([&] {
-    const auto first = pattern(3000, 1);
-    const auto second = pattern(100, 2);
+    const auto first = shm_pattern(3000, 1);
+    const auto second = shm_pattern(100, 2);
     RequestPtr a = pair.rank(0).post_send(first, 1, 1);
     RequestPtr b = pair.rank(0).post_send(second, 1, 2);
-    a->wait(in(30s), "send 1");
-    b->wait(in(30s), "send 2");
+    a->wait(deadline_in(30s), "send 1");
+    b->wait(deadline_in(30s), "send 2");
   });
   std::vector<std::byte> second(100);
   std::vector<std::byte> first(3000);
-  pair.rank(1).post_recv(second, 0, 2)->wait(in(30s), "receive 2");
-  pair.rank(1).post_recv(first, 0, 1)->wait(in(30s), "receive 1");
-  EXPECT_EQ(second, pattern(100, 2));
-  EXPECT_EQ(first, pattern(3000, 1));
+  pair.rank(1).post_recv(second, 0, 2)->wait(deadline_in(30s), "receive 2");
+  pair.rank(1).post_recv(first, 0, 1)->wait(deadline_in(30s), "receive 1");
+  EXPECT_EQ(second, shm_pattern(100, 2));
+  EXPECT_EQ(first, shm_pattern(3000, 1));
   sender.join();
 }
 
@@ -130,11 +130,11 @@ TEST(ShmTransport, ReducesAsItReceives) {
   std::iota(outgoing.begin(), outgoing.end(), 1.0);
   std::vector<double> base(count, 0.5);
   std::vector<double> target(count, -1.0);
-  std::thread sender([&] { pair.rank(0).post_send(std::as_bytes(std::span(outgoing)), 1, 3)->wait(in(30s), "send"); });
+  std::thread sender([&] { pair.rank(0).post_send(std::as_bytes(std::span(outgoing)), 1, 3)->wait(deadline_in(30s), "send"); });
   pair.rank(1)
       .post_recv_reduce(std::as_writable_bytes(std::span(target)), reinterpret_cast<const std::byte*>(base.data()), 0,
                         3, DataType::float64, ReduceOp::sum)
-      ->wait(in(30s), "reducing receive");
+      ->wait(deadline_in(30s), "reducing receive");
   sender.join();
   for (std::size_t i = 0; i < count; ++i) ASSERT_EQ(target[i], outgoing[i] + 0.5) << "element " << i;
 }
@@ -142,23 +142,23 @@ TEST(ShmTransport, ReducesAsItReceives) {
 TEST(ShmTransport, SizeMismatchFailsTheReceiveAndTheChannelRecovers) {
   ShmPair pair;
   std::thread sender([&] {
-    const auto big = pattern(2000, 4);
-    const auto next = pattern(10, 5);
-    pair.rank(0).post_send(big, 1, 4)->wait(in(30s), "send");
-    pair.rank(0).post_send(next, 1, 5)->wait(in(30s), "send");
+    const auto big = shm_pattern(2000, 4);
+    const auto next = shm_pattern(10, 5);
+    pair.rank(0).post_send(big, 1, 4)->wait(deadline_in(30s), "send");
+    pair.rank(0).post_send(next, 1, 5)->wait(deadline_in(30s), "send");
   });
   std::vector<std::byte> small(100);
   RequestPtr recv = pair.rank(1).post_recv(small, 0, 4);
   try {
-    recv->wait(in(30s), "receive");
+    recv->wait(deadline_in(30s), "receive");
     ADD_FAILURE() << "expected CommunicationError";
   } catch (const CommunicationError& error) {
     EXPECT_STREQ(error.what(), "test: rank 1 posted a receive of 100 bytes (tag 4) from rank 0, but rank 0 sent 2000 bytes");
   }
   EXPECT_THROW(recv->test(), CommunicationError);
   std::vector<std::byte> next(10);
-  pair.rank(1).post_recv(next, 0, 5)->wait(in(30s), "receive after mismatch");
-  EXPECT_EQ(next, pattern(10, 5));
+  pair.rank(1).post_recv(next, 0, 5)->wait(deadline_in(30s), "receive after mismatch");
+  EXPECT_EQ(next, shm_pattern(10, 5));
   sender.join();
 }
 
@@ -168,7 +168,7 @@ TEST(ShmTransport, TimesOutNamingPeerAndTagThenCancels) {
   {
     RequestPtr lonely = pair.rank(1).post_recv(buffer, 0, 9);
     try {
-      lonely->wait(in(50ms), "lonely receive");
+      lonely->wait(deadline_in(50ms), "lonely receive");
       ADD_FAILURE() << "expected TimeoutError";
     } catch (const TimeoutError& error) {
       EXPECT_STREQ(error.what(), "test: rank 1: lonely receive timed out: receive of 8 bytes from rank 0 (tag 9) over "
@@ -176,16 +176,16 @@ TEST(ShmTransport, TimesOutNamingPeerAndTagThenCancels) {
     }
   }
   // The cancelled receive does not take the next message with that tag.
-  const auto message = pattern(8, 9);
+  const auto message = shm_pattern(8, 9);
   RequestPtr send = pair.rank(0).post_send(message, 1, 9);
-  pair.rank(1).post_recv(buffer, 0, 9)->wait(in(30s), "receive after cancel");
-  send->wait(in(30s), "send");
+  pair.rank(1).post_recv(buffer, 0, 9)->wait(deadline_in(30s), "receive after cancel");
+  send->wait(deadline_in(30s), "send");
   EXPECT_EQ(buffer, message);
 }
 
 TEST(ShmTransport, ASendDestroyedMidMessageStillDeliversAllOfIt) {
   ShmPair pair(2, 64);  // 128 bytes of slots: a 1000-byte message cannot fit at once
-  const auto message = pattern(1000, 6);
+  const auto message = shm_pattern(1000, 6);
   {
     auto outgoing = message;
     RequestPtr send = pair.rank(0).post_send(outgoing, 1, 6);
@@ -193,7 +193,7 @@ TEST(ShmTransport, ASendDestroyedMidMessageStillDeliversAllOfIt) {
   }  // the request and its buffer are gone; the transport kept the rest
   std::vector<std::byte> incoming(1000);
   RequestPtr recv = pair.rank(1).post_recv(incoming, 0, 6);
-  const auto deadline = in(30s);
+  const auto deadline = deadline_in(30s);
   while (!recv->test() && Clock::now() < deadline) pair.rank(0).progress();
   EXPECT_EQ(incoming, message);
 }
@@ -208,22 +208,22 @@ void register_on_both(ShmPair& pair, std::int64_t id, std::span<const std::byte>
 TEST(ShmTransport, ASendOutOfARegisteredBufferIsReadInPlaceAndCompletesWhenRead) {
   ShmPair pair(2, 64);  // slots far smaller than the message: only the direct path fits it in one
   pair.rank(0).set_direct_min_bytes(256);
-  std::vector<std::byte> registered = pattern(4096, 3);
+  std::vector<std::byte> registered = shm_pattern(4096, 3);
   std::vector<std::byte> peer_memory(64);
   register_on_both(pair, 0, registered, peer_memory);
   const std::span<const std::byte> message = std::span<const std::byte>(registered).subspan(1000, 2000);
   RequestPtr send = pair.rank(0).post_send(message, 1, 11);
   for (int i = 0; i < 10; ++i) EXPECT_FALSE(send->test()) << "a direct send completes only once the receiver read it";
   std::vector<std::byte> incoming(2000);
-  pair.rank(1).post_recv(incoming, 0, 11)->wait(in(30s), "receive");
+  pair.rank(1).post_recv(incoming, 0, 11)->wait(deadline_in(30s), "receive");
   EXPECT_TRUE(std::equal(incoming.begin(), incoming.end(), message.begin()));
-  send->wait(in(30s), "send");
+  send->wait(deadline_in(30s), "send");
   // Below the threshold, or outside the region, the bytes travel through the slots.
-  const auto small = pattern(100, 4);
+  const auto small = shm_pattern(100, 4);
   RequestPtr copied = pair.rank(0).post_send(std::span<const std::byte>(registered).first(100), 1, 12);
   EXPECT_TRUE(copied->test()) << "a copied send completes once it is in the slots";
   std::vector<std::byte> small_incoming(100);
-  pair.rank(1).post_recv(small_incoming, 0, 12)->wait(in(30s), "small receive");
+  pair.rank(1).post_recv(small_incoming, 0, 12)->wait(deadline_in(30s), "small receive");
   EXPECT_TRUE(std::equal(small_incoming.begin(), small_incoming.end(), registered.begin()));
 }
 
@@ -240,20 +240,20 @@ TEST(ShmTransport, ReducesStraightOutOfTheSendersRegisteredBuffer) {
   RequestPtr recv = pair.rank(1).post_recv_reduce(std::as_writable_bytes(std::span(target)),
                                                   reinterpret_cast<const std::byte*>(base.data()), 0, 3,
                                                   DataType::float32, ReduceOp::sum);
-  recv->wait(in(30s), "reducing receive");
-  send->wait(in(30s), "send");
+  recv->wait(deadline_in(30s), "reducing receive");
+  send->wait(deadline_in(30s), "send");
   for (std::size_t i = 0; i < count; ++i) ASSERT_EQ(target[i], outgoing[i] + 2.0F) << "element " << i;
 }
 
 TEST(ShmTransport, ADirectSendTheReceiverHasNotMappedFailsWithTheReason) {
   ShmPair pair;
   pair.rank(0).set_direct_min_bytes(8);
-  std::vector<std::byte> registered = pattern(512, 7);
+  std::vector<std::byte> registered = shm_pattern(512, 7);
   pair.rank(0).add_region(2, registered, {{}, std::span<const std::byte>(registered)});  // rank 1 never registers it
   RequestPtr send = pair.rank(0).post_send(registered, 1, 1);
   std::vector<std::byte> incoming(512);
   try {
-    pair.rank(1).post_recv(incoming, 0, 1)->wait(in(30s), "receive");
+    pair.rank(1).post_recv(incoming, 0, 1)->wait(deadline_in(30s), "receive");
     ADD_FAILURE() << "expected CommunicationError";
   } catch (const CommunicationError& error) {
     EXPECT_NE(std::string(error.what()).find("registered buffer 2, which this rank has not mapped"), std::string::npos)

@@ -33,11 +33,11 @@ auto throws_saying(const std::string& text) { return ::testing::ThrowsMessage<st
 
 // float32/sum 2e-11 s/B in cache, 1e-10 out; bfloat16/max 8 x that in cache, 3 x out of cache (a
 // kernel that computes more than it moves).
-const std::vector<TypeOpGamma> table = {{"float32", "sum", 2e-11, 1e-10}, {"bfloat16", "max", 1.6e-10, 3e-10}};
+const std::vector<TypeOpGamma> gamma_rows = {{"float32", "sum", 2e-11, 1e-10}, {"bfloat16", "max", 1.6e-10, 3e-10}};
 
 // host-shm:2 with gamma 1e-10 and a gamma curve running from the reference's in-cache value
 // (192 KiB) to its out-of-cache one (192 MiB), through a point halfway between.
-Topology calibrated(const std::vector<TypeOpGamma>& rows = table) {
+Topology calibrated(const std::vector<TypeOpGamma>& rows = gamma_rows) {
   Topology topology = make_preset_topology("host-shm:2,cores=2");
   topology.set_gamma_seconds_per_byte(1e-10);
   FootprintCurves curves;
@@ -56,10 +56,10 @@ TEST(TopologyTypeOpGamma, TableRoundTripsThroughTheJson) {
   EXPECT_EQ(document["gamma_by_type_op"][1],
             (nlohmann::json{{"type", "bfloat16"}, {"op", "max"}, {"in_cache_seconds_per_byte", 1.6e-10},
                             {"out_of_cache_seconds_per_byte", 3e-10}}));
-  EXPECT_EQ(topology_from_json(document).gamma_by_type_op(), table);
+  EXPECT_EQ(topology_from_json(document).gamma_by_type_op(), gamma_rows);
   std::ostringstream text;
   write_topology_json(text, topology);
-  EXPECT_EQ(topology_from_json(nlohmann::json::parse(text.str())).gamma_by_type_op(), table);
+  EXPECT_EQ(topology_from_json(nlohmann::json::parse(text.str())).gamma_by_type_op(), gamma_rows);
   EXPECT_FALSE(to_json(make_preset_topology("switch:2")).contains("gamma_by_type_op"));
 }
 
@@ -96,8 +96,8 @@ TEST(TopologyTypeOpGamma, RefusesMalformedRowsAndValuesOutOfRange) {
 }
 
 TEST(SimulatorTypeOpGamma, ScalesBetweenThePairsInAndOutOfCacheRatios) {
-  const TypeOpGamma& reference = table[0];
-  const TypeOpGamma& pair = table[1];
+  const TypeOpGamma& reference = gamma_rows[0];
+  const TypeOpGamma& pair = gamma_rows[1];
   EXPECT_DOUBLE_EQ(simulator::type_op_gamma(1e-10, reference, pair), 3e-10);    // out of cache: x 3
   EXPECT_DOUBLE_EQ(simulator::type_op_gamma(2e-11, reference, pair), 1.6e-10);  // in cache: x 8
   EXPECT_DOUBLE_EQ(simulator::type_op_gamma(6e-11, reference, pair), 6e-11 * 5.5);  // halfway: x (3 + 8) / 2
@@ -130,13 +130,13 @@ TEST(SimulatorTypeOpGamma, PricesAPairWithItsOwnGammaAndCurve) {
 }
 
 TEST(SimulatorTypeOpGamma, RefusesNamesThisBuildDoesNotSpellAndATableWithoutTheReference) {
-  EXPECT_THAT([] { simulator::check_type_op_gammas(calibrated({table[0], {"bfloat61", "max", 1e-10, 1e-10}})); },
+  EXPECT_THAT([] { simulator::check_type_op_gammas(calibrated({gamma_rows[0], {"bfloat61", "max", 1e-10, 1e-10}})); },
               throws_saying("topology's gamma_by_type_op[1].type is \"bfloat61\""));
-  EXPECT_THAT([] { simulator::check_type_op_gammas(calibrated({table[0], {"bf16", "max", 1e-10, 1e-10}})); },
+  EXPECT_THAT([] { simulator::check_type_op_gammas(calibrated({gamma_rows[0], {"bf16", "max", 1e-10, 1e-10}})); },
               throws_saying("gamma_by_type_op[1].type is \"bf16\": write it as \"bfloat16\""));
-  EXPECT_THAT([] { simulator::check_type_op_gammas(calibrated({table[0], {"int32", "mean", 1e-10, 1e-10}})); },
+  EXPECT_THAT([] { simulator::check_type_op_gammas(calibrated({gamma_rows[0], {"int32", "mean", 1e-10, 1e-10}})); },
               throws_saying("gamma_by_type_op[1].op is \"mean\""));
-  const Topology without_reference = calibrated({table[1]});
+  const Topology without_reference = calibrated({gamma_rows[1]});
   EXPECT_THAT([&] { simulator::TypeOpPricing(without_reference, std::nullopt, {}); },
               throws_saying("gamma_by_type_op has no float32/sum row"));
 }
@@ -206,7 +206,7 @@ TEST(SimulatorTypeOpGamma, Bfloat16MaxIsPricedSlowerThanFloat32SumWhenTheTableSa
   const double extra = (3e-10 - 1e-10) * static_cast<double>(bytes / 2);
   EXPECT_NEAR(slower[2] - slower[0], extra, 1e-9 * slower[2]);  // closed form
   EXPECT_GT(slower[3] - slower[1], extra / 2);                   // flow level
-  const std::vector<double> alike = predictions(calibrated({table[0], {"bfloat16", "max", 2e-11, 1e-10}}));
+  const std::vector<double> alike = predictions(calibrated({gamma_rows[0], {"bfloat16", "max", 2e-11, 1e-10}}));
   EXPECT_DOUBLE_EQ(alike[2], alike[0]);
   EXPECT_DOUBLE_EQ(alike[3], alike[1]);
   EXPECT_DOUBLE_EQ(alike[0], slower[0]);  // float32/sum as before the table
