@@ -29,6 +29,8 @@ std::vector<Implementation> implementations(int nranks, bool with_native) {
       {"interval_paired", {}, "interval_paired"},
       {"halving_doubling", {}, "halving_doubling"},
       {"recursive_doubling", {}, "recursive_doubling"},
+      {"swing", {}, "swing"},
+      {"swing_latency", {}, "swing_latency"},
   };
   if (with_native) list.push_back({std::string(mpi_native), {}, "mpi_native"});
   return list;

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "collectives/algorithms/algorithm.hpp"
+#include "collectives/algorithms/swing_pairs.hpp"
 #include "tests/closed_forms.hpp"
 #include "collectives/schedule_io.hpp"
 #include "collectives/verify.hpp"
@@ -71,6 +72,24 @@ TEST_P(Schedules, VerifiesAndMatchesClosedFormsForEveryRankCount) {
 
 INSTANTIATE_TEST_SUITE_P(Schedules, Schedules, ::testing::ValuesIn(schedule_cases()),
                          [](const ::testing::TestParamInfo<ScheduleCase>& param_info) { return param_info.param.label; });
+
+TEST(ScheduleClosedForms, SwingPairsAtThePapersDistances) {
+  // rho(s) = (1 - (-2)^(s+1)) / 3: even ranks add it, odd ranks subtract it, modulo p.
+  const std::int64_t rho[] = {1, -1, 3, -5, 11, -21, 43, -85};
+  for (int step = 0; step < 8; ++step) EXPECT_EQ(swing_distance(step), rho[step]);
+  EXPECT_EQ(swing_peer(0, 1, 8), 7);
+  EXPECT_EQ(swing_peer(1, 2, 8), 6);
+  EXPECT_EQ(swing_peer(6, 2, 8), 1);
+  for (int power = 2; power <= 1024; power *= 2)
+    for (int step = 0; (1 << step) < power; ++step)
+      for (int rank = 0; rank < power; ++rank) EXPECT_EQ(swing_peer(swing_peer(rank, step, power), step, power), rank);
+  // Both forms pair exactly these ranks: rank 0 of 16 meets 1, 15, 3, 11 (= -5 mod 16).
+  for (const char* algorithm : {"swing", "swing_latency"}) {
+    const RankProgram program = make_schedule(algorithm, Collective::allreduce, 16).program(0);
+    const int peers[] = {1, 15, 3, 11};
+    for (int step = 0; step < 4; ++step) EXPECT_EQ(program.steps[static_cast<std::size_t>(step)][0].peer, peers[step]);
+  }
+}
 
 TEST(ScheduleClosedForms, IntervalPairedHalvesTheIntervalAndSendsEachBlockOnce) {
   // N = 8: intervals 4, 2, 1 then 1, 2, 4; each rank sends 2(N-1) = 14 blocks.

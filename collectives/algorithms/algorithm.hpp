@@ -46,6 +46,8 @@ Schedule ring(Collective collective, int nranks, const AlgorithmOptions& options
 Schedule interval_paired(Collective collective, int nranks, const AlgorithmOptions& options);
 Schedule halving_doubling(Collective collective, int nranks, const AlgorithmOptions& options);
 Schedule recursive_doubling(Collective collective, int nranks, const AlgorithmOptions& options);
+Schedule swing(Collective collective, int nranks, const AlgorithmOptions& options);
+Schedule swing_latency(Collective collective, int nranks, const AlgorithmOptions& options);
 
 // Helpers shared by the algorithm files.
 int floor_log2(int value);

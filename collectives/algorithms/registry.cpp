@@ -27,6 +27,10 @@ std::span<const AlgorithmInfo> algorithms() {
        {allreduce}, &halving_doubling},
       {"recursive_doubling", "recursive doubling on the whole buffer (latency-optimal); binomial broadcast",
        {allreduce, broadcast}, &recursive_doubling},
+      {"swing", "De Sensi et al. 2024, bandwidth-optimal: halving-doubling with Swing partners r +- (1-(-2)^(s+1))/3",
+       {allreduce}, &swing},
+      {"swing_latency", "De Sensi et al. 2024, latency-optimal: recursive doubling with Swing partners",
+       {allreduce}, &swing_latency},
   };
   return table;
 }
