@@ -9,6 +9,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "collectives/capabilities.hpp"
 #include "collectives/element_coverage.hpp"
 #include "collectives/reduce.hpp"
 #include "collectives/step_plan.hpp"
@@ -157,7 +158,8 @@ void Executor::run(const RankPlan& plan, Communicator& comm, const void* send, v
   }
   const auto* input = static_cast<const std::byte*>(send);
   auto* output = static_cast<std::byte*>(recv);
-  const bool output_on_device = total_bytes > 0 && comm.is_device_memory(output);
+  DeviceData& data = data_work(comm);  // the backend's, or the host default
+  const bool output_on_device = total_bytes > 0 && data.is_device_memory(output);
   ElementCoverage in_output;  // elements whose current value is in `output`
   if (send == recv) in_output.add(0, count);
 
@@ -170,11 +172,14 @@ void Executor::run(const RankPlan& plan, Communicator& comm, const void* send, v
   // Copies the parts of [first, last) that are not yet in the output from the input.
   auto complete_in_output = [&](std::int64_t first, std::int64_t last) {
     for (const ElementCoverage::Range& gap : in_output.gaps(first, last))
-      comm.copy(output + bytes(gap.first), input + bytes(gap.first), bytes(gap.last - gap.first));
+      data.copy(output + bytes(gap.first), input + bytes(gap.first), bytes(gap.last - gap.first));
     in_output.add(first, last);
   };
   const PieceCut cut{count, plan.nchunks, piece_elements};
-  const CombinesOnReceive combines_on_receive = [&comm](int peer) { return comm.can_reduce_on_receive(peer); };
+  ReceiveReduce* const combining = comm.receive_reduce();
+  const CombinesOnReceive combines_on_receive = [combining](int peer) {
+    return combining != nullptr && combining->can_reduce_on_receive(peer);
+  };
 
   std::vector<Transfer> sends;
   std::vector<Transfer> receives;
@@ -206,7 +211,7 @@ void Executor::run(const RankPlan& plan, Communicator& comm, const void* send, v
     // a piece read from it still lay partly in the input.
     plan_step(plan.program.steps[step], cut, in_output, combines_on_receive, step_plan);
     for (const ElementCoverage::Range& gap : step_plan.completions)
-      comm.copy(output + bytes(gap.first), input + bytes(gap.first), bytes(gap.last - gap.first));
+      data.copy(output + bytes(gap.first), input + bytes(gap.first), bytes(gap.last - gap.first));
     auto source_of = [&](const PlannedPiece& planned) -> const std::byte* {
       if (planned.kind == OpKind::recv) return nullptr;
       return planned.reads_output ? output : input;
@@ -226,27 +231,27 @@ void Executor::run(const RankPlan& plan, Communicator& comm, const void* send, v
     if (!scratch_ || scratch_owner_ != &comm || scratch_on_device_ != output_on_device ||
         scratch_->bytes().size() < static_cast<std::size_t>(scratch_bytes)) {
       scratch_.reset();
-      scratch_ = comm.allocate_scratch(static_cast<std::size_t>(scratch_bytes), output);
+      scratch_ = data.allocate_scratch(static_cast<std::size_t>(scratch_bytes), output);
       scratch_owner_ = &comm;
       scratch_on_device_ = output_on_device;
     }
     std::byte* const scratch = scratch_->bytes().data();
     if (tracing) posted = Clock::now();
-    comm.begin_step();
+    data.begin_step();
     for (Transfer& receive : receives) {
       const std::span<std::byte> target{receive.scratch_offset >= 0 ? scratch + receive.scratch_offset
                                                                     : output + bytes(receive.piece.first),
                                         bytes(receive.piece.count)};
       if (receive.scratch_offset < 0 && receive.kind == OpKind::recv_reduce)
-        receive.request = comm.post_recv_reduce(target, receive.source + bytes(receive.piece.first), receive.peer, tag,
-                                                type, op);
+        receive.request = combining->post_recv_reduce(target, receive.source + bytes(receive.piece.first), receive.peer,
+                                                      tag, type, op);
       else
         receive.request = comm.post_recv(target, receive.peer, tag);
     }
     for (Transfer& transfer : sends)
       transfer.request = comm.post_send({transfer.source + bytes(transfer.piece.first), bytes(transfer.piece.count)},
                                         transfer.peer, tag);
-    comm.end_step();
+    data.end_step();
     for (Transfer& receive : receives) {
       wait_for(receive, name_of(receive.kind));
       if (tracing) trace(SpanKind::recv, &receive, posted);
@@ -265,12 +270,12 @@ void Executor::run(const RankPlan& plan, Communicator& comm, const void* send, v
       const std::byte* incoming = scratch + receive.scratch_offset;
       const auto elements = static_cast<std::size_t>(receive.piece.count);
       if (receive.kind == OpKind::recv) {
-        comm.copy(target, incoming, bytes(receive.piece.count));
+        data.copy(target, incoming, bytes(receive.piece.count));
       } else if (!in_output.touches(first, last)) {
-        comm.reduce_to(target, input + bytes(first), incoming, elements, type, op);
+        data.reduce_to(target, input + bytes(first), incoming, elements, type, op);
       } else {
         complete_in_output(first, last);  // an earlier receive of this step wrote part of it
-        comm.reduce_into(target, incoming, elements, type, op);
+        data.reduce_into(target, incoming, elements, type, op);
       }
       if (tracing && receive.kind == OpKind::recv_reduce) trace(SpanKind::reduce, &receive, combine_start);
       in_output.add(first, last);
@@ -292,7 +297,7 @@ void Executor::run(const RankPlan& plan, Communicator& comm, const void* send, v
       const ChunkRange block = block_of(plan.rank, plan.nranks, plan.nchunks);
       result = {chunk_start(block.begin, count, plan.nchunks), chunk_start(block.end, count, plan.nchunks)};
     }
-    comm.divide(output + bytes(result.first), static_cast<std::size_t>(result.size()), type, plan.nranks);
+    data.divide(output + bytes(result.first), static_cast<std::size_t>(result.size()), type, plan.nranks);
   }
 }
 
@@ -327,10 +332,11 @@ void PreparedCollective::run(Communicator& comm, const void* send, void* recv, s
     executor_.run(plan_, comm, send, recv, count, type, op, options);
     return;
   }
-  if (!comm.has_native_allreduce() || native_allreduce_of(comm.backend_name()) != algorithm_)
+  NativeAllreduce* const native = comm.native_allreduce();
+  if (native == nullptr || native_allreduce_of(comm.backend_name()) != algorithm_)
     throw std::invalid_argument(fmt::format("'{}' needs the {} backend; the {} backend has {}", algorithm_,
                                             native_allreduce_owner(algorithm_)->name, comm.backend_name(),
-                                            comm.has_native_allreduce()
+                                            native != nullptr
                                                 ? fmt::format("'{}' instead", native_allreduce_of(comm.backend_name()))
                                                 : std::string("no native all-reduce")));
   const std::size_t total_bytes = checked_byte_count(count, type);
@@ -342,7 +348,7 @@ void PreparedCollective::run(Communicator& comm, const void* send, void* recv, s
   if (total_bytes == 0) return;
   if (options.fault != nullptr) options.fault->at_step(comm, plan_, 0, total_bytes);  // one call: step 0
   const Clock::time_point start = Clock::now();
-  comm.native_allreduce(send, recv, static_cast<std::size_t>(count), type, op, start + options.timeout);
+  native->allreduce(send, recv, static_cast<std::size_t>(count), type, op, start + options.timeout);
   if (options.step_trace) options.step_trace({SpanKind::step, 0, -1, 0, start, Clock::now()});  // one opaque step
 }
 
