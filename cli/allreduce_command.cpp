@@ -103,7 +103,8 @@ int run_on(Communicator& comm, const AllreduceArguments& arguments, const std::o
   std::int64_t total_wrong = 0;
   MeasuredTrace trace;
   for (const std::string& name : parse_name_list(arguments.algorithms, allreduce_implementations())) {
-    if (const BackendInfo* owner = native_allreduce_owner(name); owner != nullptr && !comm.has_native_allreduce()) {
+    const BackendInfo* owner = native_allreduce_owner(name);
+    if (owner != nullptr && comm.native_allreduce() == nullptr) {
       if (print) fmt::print("{:<20} skipped: needs --backend {}\n", name, owner->name);
       continue;
     }

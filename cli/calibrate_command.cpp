@@ -19,6 +19,7 @@
 #include "cli/commands.hpp"
 #include "cli/job_options.hpp"
 #include "collectives/backend_registry.hpp"
+#include "collectives/capabilities.hpp"
 #include "cli/launch.hpp"
 #include "report/machine_info.hpp"
 #include "io/output_file.hpp"
@@ -395,7 +396,8 @@ int run_calibrate(Communicator& comm, const CalibrateArguments& arguments, const
                             {"command", arguments.command_line},
                             {"backend", backend},
                             {"transport", comm.transport_description()},
-                            {"receive_fragment_bytes", comm.receive_fragment_bytes()},
+                            {"receive_fragment_bytes",
+                             comm.receive_reduce() != nullptr ? comm.receive_reduce()->receive_fragment_bytes() : 0},
                             {"ranks_measured", comm.size()},
                             {"machine", report::to_json(machine)},
                             {"placement", placement}};

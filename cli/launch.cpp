@@ -1,6 +1,6 @@
 // Resolves --backend through the backend registry (collectives/backend_registry.hpp) and starts a
-// job's ranks through the launcher table below: one line a backend, its launch function, or, where
-// this build lacks the backend, how to get one that has it.
+// job's ranks through the launcher table, made from the same lines (collectives/backends.def): a
+// backend's launch function, or, where this build lacks the backend, how to get one that has it.
 #include "cli/launch.hpp"
 
 #include <fmt/format.h>
@@ -18,51 +18,40 @@
 
 namespace ringlab::cli {
 
+// The launchers of the backends this build lacks, each saying how to get a build with it.
+#ifndef RINGLAB_HAVE_MPI
+const Launcher mpi_launcher{nullptr,
+                            "this ringlab was built without MPI (RINGLAB_ENABLE_MPI=OFF); use --backend threads"};
+#endif
+#ifndef RINGLAB_HAVE_CUDA
+const Launcher cuda_peer_launcher{
+    nullptr, "this ringlab was built without CUDA (RINGLAB_ENABLE_CUDA=OFF, or no nvcc was found); configure with "
+             "-DRINGLAB_ENABLE_CUDA=ON for --backend cuda-peer"};
+#endif
+#ifndef RINGLAB_HAVE_NCCL_BACKEND
+const Launcher nccl_launcher{
+    nullptr, "this ringlab was built without the nccl backend (it needs CUDA, NCCL and MPI: RINGLAB_ENABLE_CUDA=ON, "
+             "RINGLAB_ENABLE_MPI=ON and NCCL found, see docs/cuda.md)"};
+#endif
+
 namespace {
-
-struct BackendLauncher {
-  std::string_view backend;
-  LaunchRanks launch = nullptr;  // nullptr: this build lacks the backend
-  std::string_view missing;      // then: why, and how to get a build with it
-};
-
-#ifdef RINGLAB_HAVE_MPI
-constexpr LaunchRanks mpi_launch = &launch_mpi;
-#else
-constexpr LaunchRanks mpi_launch = nullptr;
-#endif
-#ifdef RINGLAB_HAVE_CUDA
-constexpr LaunchRanks cuda_peer_launch = &launch_cuda_peer;
-#else
-constexpr LaunchRanks cuda_peer_launch = nullptr;
-#endif
-#ifdef RINGLAB_HAVE_NCCL_BACKEND
-constexpr LaunchRanks nccl_launch = &launch_nccl;
-#else
-constexpr LaunchRanks nccl_launch = nullptr;
-#endif
 
 std::span<const BackendLauncher> launchers() {
   static const BackendLauncher table[] = {
-      {"mpi", mpi_launch, "this ringlab was built without MPI (RINGLAB_ENABLE_MPI=OFF); use --backend threads"},
-      {"threads", &launch_threads, {}},
-      {"cuda-peer", cuda_peer_launch,
-       "this ringlab was built without CUDA (RINGLAB_ENABLE_CUDA=OFF, or no nvcc was found); configure with "
-       "-DRINGLAB_ENABLE_CUDA=ON for --backend cuda-peer"},
-      {"nccl", nccl_launch,
-       "this ringlab was built without the nccl backend (it needs CUDA, NCCL and MPI: RINGLAB_ENABLE_CUDA=ON, "
-       "RINGLAB_ENABLE_MPI=ON and NCCL found, see docs/cuda.md)"},
+#define RINGLAB_BACKEND RINGLAB_BACKEND_LAUNCHER
+#include "collectives/backends.def"
+#undef RINGLAB_BACKEND
   };
   return table;
 }
 
-// The launcher of a registered backend; every backend of the registry has a line.
-const BackendLauncher& launcher_of(const BackendInfo& backend) {
+// The launcher of a registered backend; every line of the registry has one.
+const Launcher& launcher_of(const BackendInfo& backend) {
   const auto table = launchers();
   const auto line = std::find_if(table.begin(), table.end(),
-                               [&](const BackendLauncher& launcher) { return launcher.backend == backend.name; });
+                                 [&](const BackendLauncher& launcher) { return launcher.backend == backend.name; });
   if (line == table.end()) throw std::logic_error(fmt::format("backend '{}' has no launcher", backend.name));
-  return *line;
+  return *line->launcher;
 }
 
 const char* launcher_size() {
@@ -75,7 +64,7 @@ const char* launcher_size() {
 
 std::string resolve_backend(const std::string& backend) {
   if (backend == "auto") return launcher_size() != nullptr || std::getenv("PMI_RANK") ? "mpi" : "threads";
-  const BackendLauncher& launcher = launcher_of(find_backend(backend));
+  const Launcher& launcher = launcher_of(find_backend(backend));
   if (launcher.launch == nullptr) throw std::invalid_argument(std::string(launcher.missing));
   return backend;
 }
@@ -94,7 +83,7 @@ int run_ranks(const std::string& backend, int thread_ranks, const JobSetup& setu
 int run_ranks(const std::string& backend, const DeviceLayout& layout, const JobSetup& setup,
               const std::function<int(Communicator&)>& body) {
   const BackendInfo& info = find_backend(backend);
-  const BackendLauncher& launcher = launcher_of(info);
+  const Launcher& launcher = launcher_of(info);
   if (launcher.launch == nullptr) throw std::invalid_argument(std::string(launcher.missing));
   // RINGLAB_FAULT's rank must be one of the job's: checked before any thread rank starts, and on
   // every MPI rank once the world's size is known (launch_mpi.cpp).

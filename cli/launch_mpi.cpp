@@ -75,8 +75,7 @@ int run_on_mpi_world(const DeviceLayout& layout, const JobSetup& setup, [[maybe_
   }
 }
 
-}  // namespace
-
+// This process's rank of an MPI job; with --gpu-buffers 1 on device buffers.
 int launch_mpi(const DeviceLayout& layout, const JobSetup& setup, const RankBody& body) {
   return run_on_mpi_world(layout, setup, layout.gpu_buffers ? "--gpu-buffers 1" : "",
                           [&](MpiCommunicator& comm, [[maybe_unused]] bool cuda_aware) {
@@ -92,6 +91,7 @@ int launch_mpi(const DeviceLayout& layout, const JobSetup& setup, const RankBody
 }
 
 #ifdef RINGLAB_HAVE_NCCL_BACKEND
+// This process's rank of an MPI job, its collectives through NCCL on one GPU.
 int launch_nccl(const DeviceLayout& layout, const JobSetup& setup, const RankBody& body) {
   return run_on_mpi_world(layout, setup, "--backend nccl", [&](MpiCommunicator& comm, bool) {
     if (layout.gpus > 1)
@@ -102,6 +102,13 @@ int launch_nccl(const DeviceLayout& layout, const JobSetup& setup, const RankBod
     return body(nccl);
   });
 }
+#endif
+
+}  // namespace
+
+const Launcher mpi_launcher{&launch_mpi, {}};
+#ifdef RINGLAB_HAVE_NCCL_BACKEND
+const Launcher nccl_launcher{&launch_nccl, {}};
 #endif
 
 }  // namespace ringlab::cli

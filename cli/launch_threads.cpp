@@ -49,8 +49,7 @@ int largest_status(const JobSetup& setup, const RankBody& body, const RankStarte
   return status;
 }
 
-}  // namespace
-
+// Ranks as threads of this process: each passes the set-up fault point, then runs body.
 int launch_threads(const DeviceLayout& layout, const JobSetup& setup, const RankBody& body) {
   check_threads_job(layout.ranks, 0, report::available_memory_bytes());
   return largest_status(setup, body, [&](const std::function<void(Communicator&)>& rank_body) {
@@ -59,6 +58,7 @@ int launch_threads(const DeviceLayout& layout, const JobSetup& setup, const Rank
 }
 
 #ifdef RINGLAB_HAVE_CUDA
+// The cuda-peer threads, each on its GPU (assign_devices before any rank starts).
 int launch_cuda_peer(const DeviceLayout& layout, const JobSetup& setup, const RankBody& body) {
   check_threads_job(layout.ranks, 0, report::available_memory_bytes());
   const std::vector<int> devices = assign_devices(layout, cuda::visible_device_count());
@@ -66,6 +66,13 @@ int launch_cuda_peer(const DeviceLayout& layout, const JobSetup& setup, const Ra
     cuda::run_cuda_peer(devices, rank_body);
   });
 }
+#endif
+
+}  // namespace
+
+const Launcher threads_launcher{&launch_threads, {}};
+#ifdef RINGLAB_HAVE_CUDA
+const Launcher cuda_peer_launcher{&launch_cuda_peer, {}};
 #endif
 
 }  // namespace ringlab::cli

@@ -1,8 +1,10 @@
-// How each backend starts its ranks (one function a backend), for cli/launch.cpp's launcher table.
-// Every function runs `body` on the ranks this process holds and returns the largest exit status.
+// How each backend starts its ranks: one launcher a line of collectives/backends.def, named
+// <id>_launcher after the line's id, which cli/launch.cpp's launcher table finds by that line.
+// A launch function runs `body` on the ranks this process holds and returns the largest exit status.
 #pragma once
 
 #include <functional>
+#include <string_view>
 
 #include "collectives/backends/device_assignment.hpp"
 #include "collectives/communicator.hpp"
@@ -13,20 +15,28 @@ namespace ringlab::cli {
 using RankBody = std::function<int(Communicator&)>;
 using LaunchRanks = int (*)(const DeviceLayout& layout, const JobSetup& setup, const RankBody& body);
 
-// Ranks as threads of this process (launch_threads.cpp): each rank passes the set-up fault point,
-// then runs body; the rank that fails prints its error and stops the others (RankErrors).
-int launch_threads(const DeviceLayout& layout, const JobSetup& setup, const RankBody& body);
-#ifdef RINGLAB_HAVE_CUDA
-// The cuda-peer threads, each on its GPU (assign_devices before any rank starts).
-int launch_cuda_peer(const DeviceLayout& layout, const JobSetup& setup, const RankBody& body);
-#endif
-#ifdef RINGLAB_HAVE_MPI
-// This process's rank of an MPI job (launch_mpi.cpp); with --gpu-buffers 1 on device buffers.
-int launch_mpi(const DeviceLayout& layout, const JobSetup& setup, const RankBody& body);
-#endif
-#ifdef RINGLAB_HAVE_NCCL_BACKEND
-// This process's rank of an MPI job, its collectives through NCCL on one GPU.
-int launch_nccl(const DeviceLayout& layout, const JobSetup& setup, const RankBody& body);
-#endif
+// A backend's launcher in this build: its launch function, or, where this build lacks the backend,
+// none and how to get a build with it.
+struct Launcher {
+  LaunchRanks launch = nullptr;
+  std::string_view missing;
+};
+
+// Declared for every line; defined with its launch function (threads and cuda-peer in
+// launch_threads.cpp, mpi and nccl in launch_mpi.cpp), or, in a build without the backend, in
+// launch.cpp with the words that say how to get one.
+#define RINGLAB_BACKEND(id, ...) extern const Launcher id##_launcher;
+#include "collectives/backends.def"
+#undef RINGLAB_BACKEND
+
+// A line of the launcher table: a backend's name and its launcher.
+struct BackendLauncher {
+  std::string_view backend;
+  const Launcher* launcher = nullptr;
+};
+
+// A line of collectives/backends.def as a BackendLauncher, for a table's initializer (as
+// RINGLAB_BACKEND_INFO makes the registry's BackendInfo of it).
+#define RINGLAB_BACKEND_LAUNCHER(id, name, ...) ::ringlab::cli::BackendLauncher{name, &::ringlab::cli::id##_launcher},
 
 }  // namespace ringlab::cli

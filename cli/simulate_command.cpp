@@ -15,7 +15,6 @@
 #include "collectives/algorithms/algorithm.hpp"
 #include "cli/cli_util.hpp"
 #include "simulator/closed_form.hpp"
-#include "simulator/flow_level.hpp"
 #include "simulator/flow_trace.hpp"
 #include "simulator/flow_work.hpp"
 #include "simulator/predictor.hpp"
@@ -57,8 +56,6 @@ struct SimulateArguments {
   double device_tflops = 0;
   double time_limit_seconds = default_time_limit_seconds;
 };
-
-constexpr const char* flow_level_name = "flow-level";
 
 // The sweep options of a prediction: one "iteration", nothing checked (#wrong is N/A), the type
 // and op priced (their gamma: type_op_gamma.hpp); segments as given for the flow-level model,
@@ -103,11 +100,11 @@ int check_ranks(const SimulateArguments& arguments, const Topology& topology) {
   return *arguments.ranks;
 }
 
-void check_trace_request(const SimulateArguments& arguments, const bench::BenchOptions& options,
-                         const std::vector<bench::SweepSize>& sizes) {
+void check_trace_request(const SimulateArguments& arguments, const simulator::ModelInfo& model,
+                         const bench::BenchOptions& options, const std::vector<bench::SweepSize>& sizes) {
   if (arguments.trace.empty()) return;
-  if (arguments.model != flow_level_name)
-    throw std::invalid_argument("--trace records a flow-level simulation; drop --model closed-form");
+  if (!model.flows)
+    throw std::invalid_argument(fmt::format("--trace records a flow-level simulation; drop --model {}", model.name));
   if (options.algorithms.size() != 1 || sizes.size() != 1)
     throw std::invalid_argument(fmt::format(
         "--trace records one simulation: give one algorithm (--algo NAME) and one size (-b SIZE -e SIZE); this run "
@@ -116,14 +113,12 @@ void check_trace_request(const SimulateArguments& arguments, const bench::BenchO
   check_output_option(arguments.trace, arguments.sweep.force, "--trace");
 }
 
-void print_simulate_header(const bench::RunDescription& run, const bench::BenchOptions& options, const Topology& topology) {
+void print_simulate_header(const bench::RunDescription& run, const simulator::ModelInfo& model,
+                           const bench::BenchOptions& options, const Topology& topology) {
   fmt::print("# ringlab simulate: {}\n", run.command);
-  if (run.model->name == flow_level_name)
-    fmt::print("# model {}: discrete events, flows share each link max-min fairly | segments {} B | gamma {:g} s/B\n",
-               run.model->name, options.segment_bytes, run.model->gamma_seconds_per_byte);
-  else
-    fmt::print("# model {}: alpha-beta-gamma along each route, per-port, no contention | gamma {:g} s/B\n",
-               run.model->name, run.model->gamma_seconds_per_byte);
+  fmt::print("# model {}: {}{} | gamma {:g} s/B\n", model.name, model.description,
+             model.cuts_segments ? fmt::format(" | segments {} B", options.segment_bytes) : std::string(),
+             run.model->gamma_seconds_per_byte);
   fmt::print("# topology {} | {} ranks | {} switches | {} links\n", topology.name(), run.nranks,
              topology.num_switches(), topology.num_links());
   fmt::print("# sizes {}..{} B | type {} | op {} | predicted: {}, #wrong N/A\n", options.min_bytes, options.max_bytes,
@@ -196,45 +191,38 @@ int run_simulate(const SimulateArguments& arguments, TimeLimit& time_limit) {
   // Everything that can be refused is refused before the first prediction.
   const Topology topology = load_topology(arguments.topology);
   const int nranks = check_ranks(arguments, topology);
-  simulator::find_model(arguments.model);  // throws for an unknown name, listing the models
+  const simulator::ModelInfo& model_info = simulator::find_model(arguments.model);  // throws listing the models
   std::vector<std::string> notes;
   const bench::BenchOptions options = to_options(arguments, notes);
   const std::vector<bench::SweepSize> sizes = bench::sweep_sizes(options, &notes);
   check_output_option(arguments.sweep.json, arguments.sweep.force, "--json");
-  check_trace_request(arguments, options, sizes);
+  check_trace_request(arguments, model_info, options, sizes);
   const io::StandardOutputForData data_output(
       to_standard_output({{"--json", &arguments.sweep.json}, {"--trace", &arguments.trace}}));
   simulator::TypeOpPricing pricing(topology, arguments.gamma_seconds_per_byte, print_warning);
   const simulator::TypeOpPricing::Priced priced = pricing.at(options.type, options.op);
   const double gamma = priced.gamma_seconds_per_byte;
-  const bool flow_level = arguments.model == flow_level_name;
-  // Only the chosen model is built (each holds its own route cache).
-  std::optional<simulator::ClosedFormModel> closed_form;
-  std::optional<simulator::FlowLevelModel> flow_model;
-  if (flow_level) {
-    simulator::FlowLevelOptions flow_options;
-    flow_options.segment_bytes = static_cast<std::int64_t>(options.segment_bytes);
-    flow_options.record_trace = !arguments.trace.empty();
-    flow_model.emplace(priced.topology, gamma, flow_options);
-  } else {
-    closed_form.emplace(priced.topology, gamma);
-  }
+  // The model (make_model), with its link loads and timelines where it simulates flows.
+  const simulator::Predictor model =
+      simulator::make_model(model_info.name, priced.topology, gamma, static_cast<std::int64_t>(options.segment_bytes),
+                            !arguments.trace.empty());
   std::vector<Schedule> schedules;
   for (const std::string& name : options.algorithms)
     schedules.push_back(make_schedule(name, Collective::allreduce, nranks, options.algorithm_options));
-  if (flow_level)
+  if (model.flows)
     check_flow_work(schedules, options.algorithms, sizes, options,
                     topology.footprint_curves().empty() && !topology.copy_cost_ratio() ? 1 : 2);
-  // The closed form prices each schedule at every size: explicit ones are packed once for that.
-  std::vector<simulator::PreparedSchedule> prepared;
-  if (!flow_level)
-    for (const Schedule& schedule : schedules) prepared.emplace_back(schedule);
+  // Each schedule is priced at every size: prepared once where the model can (the closed form
+  // packs explicit ones).
+  std::vector<simulator::ScheduleSeconds> prepared;
+  if (model.prepare)
+    for (const Schedule& schedule : schedules) prepared.push_back(model.prepare(schedule));
 
   bench::RunDescription run{arguments.command_line, "simulator",
                             fmt::format("{} model on topology {}", arguments.model, topology.name()), nranks,
                             report::describe_machine(std::nullopt), std::move(notes),
                             bench::ModelDescription{arguments.model, arguments.topology, gamma}, {}, {}, {}};
-  if (!options.quiet) print_simulate_header(run, options, topology);
+  if (!options.quiet) print_simulate_header(run, model_info, options, topology);
   std::vector<report::ResultRow> rows;
   std::vector<std::string> busiest;  // per algorithm, at the largest size
   for (const bench::SweepSize& size : sizes) {
@@ -244,13 +232,13 @@ int run_simulate(const SimulateArguments& arguments, TimeLimit& time_limit) {
       for (const simulator::Placement placement : {simulator::Placement::out_of_place, simulator::Placement::in_place}) {
         const bool in_place = placement == simulator::Placement::in_place;
         double seconds = 0;
-        // The placement changes nothing without footprint curves, nor, for the flow-level model,
-        // without a copy cost (which receives the executor copies to scratch depends on it).
-        if (in_place && topology.footprint_curves().empty() && !(flow_level && topology.copy_cost_ratio())) {
+        // The placement changes nothing without footprint curves, nor, for a model that prices the
+        // executor's scratch copies, without a copy cost (which receives go to scratch depends on it).
+        if (in_place && topology.footprint_curves().empty() &&
+            !(model_info.cuts_segments && topology.copy_cost_ratio())) {
           seconds = out_of_place_seconds;
-        } else if (flow_level) {
-          const simulator::FlowPrediction predicted =
-              flow_model->predict(schedules[i], size.count, options.type, placement);
+        } else if (model.flows) {
+          const simulator::FlowPrediction predicted = model.flows(schedules[i], size.count, options.type, placement);
           seconds = predicted.prediction.seconds;
           if (&size == &sizes.back() && !in_place)
             busiest.push_back(busiest_note(options.algorithms[i], size.bytes, predicted, topology));
@@ -266,8 +254,11 @@ int run_simulate(const SimulateArguments& arguments, TimeLimit& time_limit) {
             io::write_json_file(arguments.trace, simulator::flow_trace_json(predicted, topology, context), 1,
                                 data_output.descriptor());
           }
+        } else if (model.prepare) {
+          seconds = prepared[i](size.count, options.type, placement);
         } else {
-          seconds = closed_form->predict(prepared[i], size.count, options.type, placement).seconds;
+          seconds = model.seconds(schedules[i], size.count, options.type, options.op,
+                                  static_cast<std::int64_t>(options.segment_bytes), placement);
         }
         seconds = simulator::finite_prediction(
             seconds, fmt::format("{} at {} B, {}", options.algorithms[i], size.bytes, name_of(placement)));

@@ -1,5 +1,4 @@
-// The backend table and its look-ups. A new backend is its communicator file, one line here and
-// one launcher line in cli/launch.cpp.
+// The backend table, made from collectives/backends.def, and its look-ups.
 #include "collectives/backend_registry.hpp"
 
 #include <fmt/format.h>
@@ -11,10 +10,9 @@ namespace ringlab {
 
 std::span<const BackendInfo> backends() {
   static const BackendInfo table[] = {
-      {"mpi", RankStart::launcher, BufferMemory::host_or_device, mpi_native},
-      {"threads", RankStart::threads, BufferMemory::host, {}},
-      {"cuda-peer", RankStart::threads, BufferMemory::device, {}},
-      {"nccl", RankStart::launcher, BufferMemory::device, nccl_native},
+#define RINGLAB_BACKEND RINGLAB_BACKEND_INFO
+#include "collectives/backends.def"
+#undef RINGLAB_BACKEND
   };
   return table;
 }

@@ -1,6 +1,6 @@
 // The backend registry: what the rest of the suite knows about each backend, by name, in one table
-// (collectives/backend_registry.cpp), the way algorithms/registry.cpp lists the algorithms. How a
-// backend's ranks are started (and whether this build has it) is cli/launch.cpp's launcher table.
+// made from the lines of collectives/backends.def, the way algorithms/registry.cpp lists the
+// algorithms. cli/launch.cpp finds each backend's launcher by the same line.
 #pragma once
 
 #include <span>
@@ -35,7 +35,14 @@ struct BackendInfo {
 inline constexpr std::string_view mpi_native = "mpi-native";
 inline constexpr std::string_view nccl_native = "nccl-native";
 
-// Every backend, in the order help texts list them.
+// A line of collectives/backends.def as a BackendInfo, for a table's initializer:
+//   #define RINGLAB_BACKEND RINGLAB_BACKEND_INFO
+//   #include "collectives/backends.def"
+//   #undef RINGLAB_BACKEND
+#define RINGLAB_BACKEND_INFO(id, name, ranks, buffers, native_allreduce) \
+  ::ringlab::BackendInfo{name, ranks, buffers, native_allreduce},
+
+// Every backend, in the order help texts list them (that of collectives/backends.def).
 std::span<const BackendInfo> backends();
 std::vector<std::string> backend_names();
 // Throws std::invalid_argument listing the valid names (and "auto", which cli/launch.cpp resolves)

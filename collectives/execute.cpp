@@ -9,6 +9,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "collectives/capabilities.hpp"
 #include "collectives/element_coverage.hpp"
 #include "collectives/reduce.hpp"
 #include "collectives/step_plan.hpp"
@@ -26,17 +27,6 @@ constexpr int agree_tag_verdict = 32002;
 constexpr std::size_t agree_message_bytes = 1024;
 // Without segmentation a transfer is still cut below MPI's int count limit.
 constexpr std::int64_t max_piece_bytes = std::int64_t{1} << 30;
-
-struct Transfer {
-  Piece piece;
-  OpKind kind = OpKind::send;
-  int peer = 0;
-  // Sends: the buffer the piece is read from; reducing receives: the buffer holding the left
-  // operand (input or output, indexed like the output).
-  const std::byte* source = nullptr;
-  std::int64_t scratch_offset = -1;  // bytes into scratch, -1 when received straight into the output
-  RequestPtr request;
-};
 
 std::array<char, agree_message_bytes> pack(std::string_view text) {
   std::array<char, agree_message_bytes> buffer{};
@@ -157,7 +147,8 @@ void Executor::run(const RankPlan& plan, Communicator& comm, const void* send, v
   }
   const auto* input = static_cast<const std::byte*>(send);
   auto* output = static_cast<std::byte*>(recv);
-  const bool output_on_device = total_bytes > 0 && comm.is_device_memory(output);
+  DeviceData& data = data_work(comm);  // the backend's, or the host default
+  const bool output_on_device = total_bytes > 0 && data.is_device_memory(output);
   ElementCoverage in_output;  // elements whose current value is in `output`
   if (send == recv) in_output.add(0, count);
 
@@ -170,15 +161,22 @@ void Executor::run(const RankPlan& plan, Communicator& comm, const void* send, v
   // Copies the parts of [first, last) that are not yet in the output from the input.
   auto complete_in_output = [&](std::int64_t first, std::int64_t last) {
     for (const ElementCoverage::Range& gap : in_output.gaps(first, last))
-      comm.copy(output + bytes(gap.first), input + bytes(gap.first), bytes(gap.last - gap.first));
+      data.copy(output + bytes(gap.first), input + bytes(gap.first), bytes(gap.last - gap.first));
     in_output.add(first, last);
   };
   const PieceCut cut{count, plan.nchunks, piece_elements};
-  const CombinesOnReceive combines_on_receive = [&comm](int peer) { return comm.can_reduce_on_receive(peer); };
+  ReceiveReduce* const combining = comm.receive_reduce();
+  const CombinesOnReceive combines_on_receive = [combining](int peer) {
+    return combining != nullptr && combining->can_reduce_on_receive(peer);
+  };
+  // A piece's buffer: a send's, or a reducing receive's left operand (indexed like the output).
+  auto source_of = [&](const PlannedPiece& planned) -> const std::byte* { return planned.reads_output ? output : input; };
 
-  std::vector<Transfer> sends;
-  std::vector<Transfer> receives;
+  // Each step is posted straight from its plan: sent[i] and received[i] are the requests of the
+  // plan's sends[i] and receives[i].
   StepPlan step_plan;  // refilled each step, its vectors reused
+  std::vector<RequestPtr> sent;
+  std::vector<RequestPtr> received;
   // --trace: each step, and each piece's send, receive and reduction, as this rank saw them.
   const bool tracing = static_cast<bool>(options.step_trace);
   Clock::time_point step_start;
@@ -186,101 +184,91 @@ void Executor::run(const RankPlan& plan, Communicator& comm, const void* send, v
   for (std::size_t step = 0; step < plan.program.steps.size(); ++step) {
     const int tag = static_cast<int>(step % step_tag_limit);
     if (tracing) step_start = Clock::now();
-    auto trace = [&](SpanKind kind, const Transfer* transfer, Clock::time_point start) {
-      options.step_trace({kind, static_cast<int>(step), transfer != nullptr ? transfer->peer : -1,
-                          transfer != nullptr ? static_cast<std::int64_t>(bytes(transfer->piece.count)) : 0, start,
+    auto trace = [&](SpanKind kind, const PlannedPiece* planned, Clock::time_point start) {
+      options.step_trace({kind, static_cast<int>(step), planned != nullptr ? planned->peer : -1,
+                          planned != nullptr ? static_cast<std::int64_t>(bytes(planned->piece.count)) : 0, start,
                           Clock::now()});
     };
     if (options.fault != nullptr) options.fault->at_step(comm, plan, step, total_bytes);
     // A timed-out wait says where in the schedule this rank was.
-    auto wait_for = [&](Transfer& transfer, std::string_view what) {
+    auto wait_for = [&](RequestPtr& request, const PlannedPiece& planned, std::string_view what) {
       try {
-        transfer.request->wait(Clock::now() + options.timeout, what);
+        request->wait(Clock::now() + options.timeout, what);
       } catch (const TimeoutError& error) {
         throw TimeoutError(fmt::format("{} [{} {}, step {} of {}, peer rank {}, after --timeout {} s]", error.what(),
                                        plan.algorithm, name_of(plan.collective), step, plan.program.steps.size(),
-                                       transfer.peer, static_cast<double>(options.timeout.count()) / 1000.0));
+                                       planned.peer, static_cast<double>(options.timeout.count()) / 1000.0));
       }
     };
     // Where each piece is read from and lands (step_plan.hpp), the output first completed where
     // a piece read from it still lay partly in the input.
     plan_step(plan.program.steps[step], cut, in_output, combines_on_receive, step_plan);
     for (const ElementCoverage::Range& gap : step_plan.completions)
-      comm.copy(output + bytes(gap.first), input + bytes(gap.first), bytes(gap.last - gap.first));
-    auto source_of = [&](const PlannedPiece& planned) -> const std::byte* {
-      if (planned.kind == OpKind::recv) return nullptr;
-      return planned.reads_output ? output : input;
-    };
-    sends.clear();
-    receives.clear();
-    for (const PlannedPiece& planned : step_plan.sends)
-      sends.push_back(Transfer{planned.piece, planned.kind, planned.peer, source_of(planned), -1, nullptr});
-    std::int64_t scratch_bytes = 0;
-    for (const PlannedPiece& planned : step_plan.receives) {
-      receives.push_back(Transfer{planned.piece, planned.kind, planned.peer, source_of(planned), -1, nullptr});
-      if (planned.to_scratch) {
-        receives.back().scratch_offset = scratch_bytes;
-        scratch_bytes += static_cast<std::int64_t>(bytes(planned.piece.count));
-      }
-    }
+      data.copy(output + bytes(gap.first), input + bytes(gap.first), bytes(gap.last - gap.first));
+    sent.clear();  // the last step's requests, all complete
+    received.clear();
+    const std::size_t scratch_bytes = bytes(step_plan.scratch_elements);
     if (!scratch_ || scratch_owner_ != &comm || scratch_on_device_ != output_on_device ||
-        scratch_->bytes().size() < static_cast<std::size_t>(scratch_bytes)) {
+        scratch_->bytes().size() < scratch_bytes) {
       scratch_.reset();
-      scratch_ = comm.allocate_scratch(static_cast<std::size_t>(scratch_bytes), output);
+      scratch_ = data.allocate_scratch(scratch_bytes, output);
       scratch_owner_ = &comm;
       scratch_on_device_ = output_on_device;
     }
     std::byte* const scratch = scratch_->bytes().data();
     if (tracing) posted = Clock::now();
-    comm.begin_step();
-    for (Transfer& receive : receives) {
-      const std::span<std::byte> target{receive.scratch_offset >= 0 ? scratch + receive.scratch_offset
-                                                                    : output + bytes(receive.piece.first),
+    data.begin_step();
+    for (const PlannedPiece& receive : step_plan.receives) {
+      const std::span<std::byte> target{receive.to_scratch ? scratch + bytes(receive.scratch_first)
+                                                           : output + bytes(receive.piece.first),
                                         bytes(receive.piece.count)};
-      if (receive.scratch_offset < 0 && receive.kind == OpKind::recv_reduce)
-        receive.request = comm.post_recv_reduce(target, receive.source + bytes(receive.piece.first), receive.peer, tag,
-                                                type, op);
+      if (!receive.to_scratch && receive.kind == OpKind::recv_reduce)  // so combines_on_receive said yes
+        received.push_back(combining->post_recv_reduce(target, source_of(receive) + bytes(receive.piece.first),
+                                                       receive.peer, tag, type, op));
       else
-        receive.request = comm.post_recv(target, receive.peer, tag);
+        received.push_back(comm.post_recv(target, receive.peer, tag));
     }
-    for (Transfer& transfer : sends)
-      transfer.request = comm.post_send({transfer.source + bytes(transfer.piece.first), bytes(transfer.piece.count)},
-                                        transfer.peer, tag);
-    comm.end_step();
-    for (Transfer& receive : receives) {
-      wait_for(receive, name_of(receive.kind));
+    for (const PlannedPiece& planned : step_plan.sends)
+      sent.push_back(comm.post_send({source_of(planned) + bytes(planned.piece.first), bytes(planned.piece.count)},
+                                    planned.peer, tag));
+    data.end_step();
+    for (std::size_t r = 0; r < step_plan.receives.size(); ++r) {
+      const PlannedPiece& receive = step_plan.receives[r];
+      wait_for(received[r], receive, name_of(receive.kind));
       if (tracing) trace(SpanKind::recv, &receive, posted);
       const std::int64_t first = receive.piece.first;
       const std::int64_t last = first + receive.piece.count;
-      if (receive.scratch_offset < 0) continue;
+      if (!receive.to_scratch) continue;
       // The output piece may be written only once this step's sends that read it have completed.
-      for (Transfer& transfer : sends)
-        if (transfer.request && transfer.source == output && transfer.piece.overlaps(receive.piece)) {
-          wait_for(transfer, "send");
-          if (tracing) trace(SpanKind::send, &transfer, posted);
-          transfer.request.reset();
+      for (std::size_t s = 0; s < step_plan.sends.size(); ++s) {
+        const PlannedPiece& planned = step_plan.sends[s];
+        if (sent[s] && source_of(planned) == output && planned.piece.overlaps(receive.piece)) {
+          wait_for(sent[s], planned, "send");
+          if (tracing) trace(SpanKind::send, &planned, posted);
+          sent[s].reset();
         }
+      }
       const Clock::time_point combine_start = tracing ? Clock::now() : Clock::time_point{};
       std::byte* target = output + bytes(first);
-      const std::byte* incoming = scratch + receive.scratch_offset;
+      const std::byte* incoming = scratch + bytes(receive.scratch_first);
       const auto elements = static_cast<std::size_t>(receive.piece.count);
       if (receive.kind == OpKind::recv) {
-        comm.copy(target, incoming, bytes(receive.piece.count));
+        data.copy(target, incoming, bytes(receive.piece.count));
       } else if (!in_output.touches(first, last)) {
-        comm.reduce_to(target, input + bytes(first), incoming, elements, type, op);
+        data.reduce_to(target, input + bytes(first), incoming, elements, type, op);
       } else {
         complete_in_output(first, last);  // an earlier receive of this step wrote part of it
-        comm.reduce_into(target, incoming, elements, type, op);
+        data.reduce_into(target, incoming, elements, type, op);
       }
       if (tracing && receive.kind == OpKind::recv_reduce) trace(SpanKind::reduce, &receive, combine_start);
       in_output.add(first, last);
     }
-    for (const Transfer& receive : receives)  // scratch receives were recorded as they were combined
-      if (receive.scratch_offset < 0) in_output.add(receive.piece.first, receive.piece.first + receive.piece.count);
-    for (Transfer& transfer : sends)
-      if (transfer.request) {
-        wait_for(transfer, "send");
-        if (tracing) trace(SpanKind::send, &transfer, posted);
+    for (const PlannedPiece& receive : step_plan.receives)  // scratch receives were recorded as they were combined
+      if (!receive.to_scratch) in_output.add(receive.piece.first, receive.piece.last());
+    for (std::size_t s = 0; s < step_plan.sends.size(); ++s)
+      if (sent[s]) {
+        wait_for(sent[s], step_plan.sends[s], "send");
+        if (tracing) trace(SpanKind::send, &step_plan.sends[s], posted);
       }
     if (tracing) trace(SpanKind::step, nullptr, step_start);
   }
@@ -292,7 +280,7 @@ void Executor::run(const RankPlan& plan, Communicator& comm, const void* send, v
       const ChunkRange block = block_of(plan.rank, plan.nranks, plan.nchunks);
       result = {chunk_start(block.begin, count, plan.nchunks), chunk_start(block.end, count, plan.nchunks)};
     }
-    comm.divide(output + bytes(result.first), static_cast<std::size_t>(result.size()), type, plan.nranks);
+    data.divide(output + bytes(result.first), static_cast<std::size_t>(result.size()), type, plan.nranks);
   }
 }
 
@@ -327,10 +315,11 @@ void PreparedCollective::run(Communicator& comm, const void* send, void* recv, s
     executor_.run(plan_, comm, send, recv, count, type, op, options);
     return;
   }
-  if (!comm.has_native_allreduce() || native_allreduce_of(comm.backend_name()) != algorithm_)
+  NativeAllreduce* const native = comm.native_allreduce();
+  if (native == nullptr || native_allreduce_of(comm.backend_name()) != algorithm_)
     throw std::invalid_argument(fmt::format("'{}' needs the {} backend; the {} backend has {}", algorithm_,
                                             native_allreduce_owner(algorithm_)->name, comm.backend_name(),
-                                            comm.has_native_allreduce()
+                                            native != nullptr
                                                 ? fmt::format("'{}' instead", native_allreduce_of(comm.backend_name()))
                                                 : std::string("no native all-reduce")));
   const std::size_t total_bytes = checked_byte_count(count, type);
@@ -342,7 +331,7 @@ void PreparedCollective::run(Communicator& comm, const void* send, void* recv, s
   if (total_bytes == 0) return;
   if (options.fault != nullptr) options.fault->at_step(comm, plan_, 0, total_bytes);  // one call: step 0
   const Clock::time_point start = Clock::now();
-  comm.native_allreduce(send, recv, static_cast<std::size_t>(count), type, op, start + options.timeout);
+  native->allreduce(send, recv, static_cast<std::size_t>(count), type, op, start + options.timeout);
   if (options.step_trace) options.step_trace({SpanKind::step, 0, -1, 0, start, Clock::now()});  // one opaque step
 }
 

@@ -43,11 +43,12 @@ void plan_step(std::span<const Op> ops, const PieceCut& cut, ElementCoverage& in
   plan.sends.clear();
   plan.receives.clear();
   plan.completions.clear();
+  plan.scratch_elements = 0;
   for (const Op& op : ops) {  // rule 1
     plan.cut_pieces.clear();
     append_pieces(plan.cut_pieces, op.chunks, cut.count, cut.nchunks, cut.piece_elements);
     for (const Piece& piece : plan.cut_pieces)
-      (op.kind == OpKind::send ? plan.sends : plan.receives).push_back({piece, op.kind, op.peer, false, false});
+      (op.kind == OpKind::send ? plan.sends : plan.receives).push_back({piece, op.kind, op.peer, false, false, 0});
   }
   ElementCoverage sent_from_output;  // rule 2
   for (PlannedPiece& send : plan.sends) {
@@ -61,6 +62,9 @@ void plan_step(std::span<const Op> ops, const PieceCut& cut, ElementCoverage& in
     const Piece& piece = receive.piece;
     receive.to_scratch = sent_from_output.touches(piece.first, piece.last()) || shared.touches(piece.first, piece.last()) ||
                          (receive.kind == OpKind::recv_reduce && !combines_on_receive(receive.peer));
+    if (!receive.to_scratch) continue;
+    receive.scratch_first = plan.scratch_elements;
+    plan.scratch_elements += piece.count;
   }
 }
 

@@ -39,6 +39,9 @@ struct PlannedPiece {
   bool reads_output = false;
   // A receive: it lands in scratch (rule 4), else in the output.
   bool to_scratch = false;
+  // A receive into scratch: its first element there; the step's scratch receives lie one after
+  // another in the order they are posted.
+  std::int64_t scratch_first = 0;
 };
 
 struct StepPlan {
@@ -47,6 +50,7 @@ struct StepPlan {
   // Copied from the input into the output before anything is posted: the parts of pieces read
   // from the output (rules 2 and 3) that were still in the input.
   std::vector<ElementCoverage::Range> completions;
+  std::int64_t scratch_elements = 0;  // the scratch the step's receives into scratch take
   std::vector<Piece> cut_pieces;  // plan_step's working storage: one op's pieces
 };
 

@@ -17,7 +17,9 @@ constexpr std::string_view closed_form_name = "closed-form";
 }  // namespace
 
 std::span<const ModelInfo> models() {
-  static constexpr ModelInfo table[] = {{flow_level_name, true}, {closed_form_name, false}};
+  static constexpr ModelInfo table[] = {
+      {flow_level_name, true, true, "discrete events, flows share each link max-min fairly"},
+      {closed_form_name, false, false, "alpha-beta-gamma along each route, per-port, no contention"}};
   return table;
 }
 
@@ -29,22 +31,34 @@ const ModelInfo& find_model(std::string_view name) {
 }
 
 Predictor make_model(std::string_view name, const Topology& topology, double gamma_seconds_per_byte,
-                     std::int64_t segment_bytes) {
+                     std::int64_t segment_bytes, bool record_trace) {
   const ModelInfo& model = find_model(name);
   if (model.name == flow_level_name) {
     FlowLevelOptions options;
     options.segment_bytes = segment_bytes;
+    options.record_trace = record_trace;
     auto flow_level = std::make_shared<FlowLevelModel>(topology, gamma_seconds_per_byte, options);
-    return {std::string(model.name), [flow_level](const Schedule& schedule, std::int64_t count, DataType type, ReduceOp,
-                                                  std::int64_t, Placement placement) {
+    return {std::string(model.name),
+            [flow_level](const Schedule& schedule, std::int64_t count, DataType type, ReduceOp, std::int64_t,
+                         Placement placement) {
               return flow_level->predict(schedule, count, type, placement).prediction.seconds;
+            },
+            {},
+            [flow_level](const Schedule& schedule, std::int64_t count, DataType type, Placement placement) {
+              return flow_level->predict(schedule, count, type, placement);
             }};
   }
   auto closed_form = std::make_shared<ClosedFormModel>(topology, gamma_seconds_per_byte);
-  return {std::string(model.name), [closed_form](const Schedule& schedule, std::int64_t count, DataType type, ReduceOp,
-                                                 std::int64_t, Placement placement) {
-            return closed_form->predict(schedule, count, type, placement).seconds;
-          }};
+  return {std::string(model.name),
+          [closed_form](const Schedule& schedule, std::int64_t count, DataType type, ReduceOp, std::int64_t,
+                        Placement placement) { return closed_form->predict(schedule, count, type, placement).seconds; },
+          [closed_form](const Schedule& schedule) -> ScheduleSeconds {
+            auto prepared = std::make_shared<const PreparedSchedule>(schedule);
+            return [closed_form, prepared](std::int64_t count, DataType type, Placement placement) {
+              return closed_form->predict(*prepared, count, type, placement).seconds;
+            };
+          },
+          {}};
 }
 
 }  // namespace ringlab::simulator

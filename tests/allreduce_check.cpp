@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "collectives/capabilities.hpp"
 #include "collectives/execute.hpp"
 #include "collectives/expected_values.hpp"
 
@@ -64,17 +65,17 @@ std::vector<std::int64_t> test_counts(int nranks) {
 namespace {
 
 // A host view of a buffer: the buffer itself for host memory; for device memory a host copy,
-// written back with store() and refreshed with load() (Communicator::copy both ways).
+// written back with store() and refreshed with load() (the backend's DeviceData::copy both ways).
 class HostView {
  public:
   HostView(Communicator& comm, CommBuffer& buffer, std::size_t bytes)
       : comm_(comm), buffer_(buffer), bytes_(bytes), copy_(buffer.on_device() ? bytes : 0) {}
   std::span<std::byte> bytes() { return buffer_.on_device() ? std::span(copy_) : buffer_.bytes().first(bytes_); }
   void store() {
-    if (buffer_.on_device()) comm_.copy(buffer_.bytes().data(), copy_.data(), bytes_);
+    if (buffer_.on_device()) data_work(comm_).copy(buffer_.bytes().data(), copy_.data(), bytes_);
   }
   void load() {
-    if (buffer_.on_device()) comm_.copy(copy_.data(), buffer_.bytes().data(), bytes_);
+    if (buffer_.on_device()) data_work(comm_).copy(copy_.data(), buffer_.bytes().data(), bytes_);
   }
 
  private:
@@ -91,7 +92,7 @@ CaseResult run_allreduce_case(Communicator& comm, const Implementation& implemen
   const std::size_t bytes = checked_byte_count(count, type);
   const auto deadline = Clock::now() + std::chrono::seconds(120);
   auto allocate = [&] {
-    return backend_buffers ? comm.allocate_buffer(bytes + guard_bytes, deadline)
+    return backend_buffers ? collective_buffer(comm, bytes + guard_bytes, deadline)
                            : make_heap_buffer(bytes + guard_bytes, "test");
   };
   const std::unique_ptr<CommBuffer> input_buffer = allocate();
@@ -113,7 +114,7 @@ CaseResult run_allreduce_case(Communicator& comm, const Implementation& implemen
   options.timeout = std::chrono::seconds(120);
   std::byte* result = (in_place ? input_buffer : output_buffer)->bytes().data();
   prepared.run(comm, input_buffer->bytes().data(), result, count, type, op, options);
-  comm.synchronize();
+  data_work(comm).synchronize();
   input.load();
   output.load();
   CaseResult outcome;

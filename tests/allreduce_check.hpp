@@ -36,9 +36,9 @@ struct CaseResult {
 };
 
 // Runs implementation x type x op x count x placement on `comm` and checks the result on this rank.
-// With `backend_buffers` the input and output come from comm.allocate_buffer (collective: every
-// rank passes the same value; device memory on device backends, filled and read back with
-// comm.copy), otherwise from the heap.
+// With `backend_buffers` the input and output come from collective_buffer (collective: every rank
+// passes the same value; device memory on device backends, filled and read back with
+// DeviceData::copy), otherwise from the heap.
 CaseResult run_allreduce_case(Communicator& comm, const Implementation& implementation, DataType type, ReduceOp op,
                               std::int64_t count, bool in_place, std::size_t segment_bytes,
                               bool backend_buffers = false);

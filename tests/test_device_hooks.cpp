@@ -12,6 +12,7 @@
 
 #include "tests/allreduce_check.hpp"
 #include "collectives/backends/threads_communicator.hpp"
+#include "collectives/capabilities.hpp"
 
 namespace ringlab::testing {
 namespace {
@@ -21,7 +22,8 @@ struct HookCounts {
   std::atomic<int> mixed_calls{0}, unbalanced_steps{0};
 };
 
-class PretendDeviceCommunicator final : public Communicator {
+// Offers BufferAllocation and DeviceData (over the host default), as a device backend does.
+class PretendDeviceCommunicator final : public Communicator, public BufferAllocation, public DeviceData {
  public:
   PretendDeviceCommunicator(std::shared_ptr<ThreadsWorld> world, int rank, HookCounts& counts)
       : inner_(std::move(world), rank), counts_(counts) {}
@@ -32,10 +34,12 @@ class PretendDeviceCommunicator final : public Communicator {
   RequestPtr post_recv(std::span<std::byte> data, int peer, int tag) override { return inner_.post_recv(data, peer, tag); }
   void barrier(Clock::time_point deadline) override { inner_.barrier(deadline); }
   void abort(std::string_view reason) override { inner_.abort(reason); }
+  BufferAllocation* buffer_allocation() override { return this; }
+  DeviceData* device_data() override { return this; }
 
   std::unique_ptr<CommBuffer> allocate_buffer(std::size_t bytes, Clock::time_point) override { return track(bytes); }
   std::unique_ptr<CommBuffer> allocate_scratch(std::size_t bytes, const void* like) override {
-    if (!is_device_memory(like)) return Communicator::allocate_scratch(bytes, like);
+    if (!is_device_memory(like)) return host_data().allocate_scratch(bytes, like);
     ++counts_.device_scratch;
     return track(bytes);
   }
@@ -50,21 +54,21 @@ class PretendDeviceCommunicator final : public Communicator {
   void copy(void* target, const void* source, std::size_t bytes) override {
     ++counts_.copies;
     expect_one_kind({target, source});
-    Communicator::copy(target, source, bytes);
+    host_data().copy(target, source, bytes);
   }
   void reduce_to(void* out, const void* a, const void* b, std::size_t count, DataType type, ReduceOp op) override {
     ++counts_.reductions;
     expect_one_kind({out, a, b});
-    Communicator::reduce_to(out, a, b, count, type, op);
+    host_data().reduce_to(out, a, b, count, type, op);
   }
   void reduce_into(void* inout, const void* in, std::size_t count, DataType type, ReduceOp op) override {
     ++counts_.reductions;
     expect_one_kind({inout, in});
-    Communicator::reduce_into(inout, in, count, type, op);
+    host_data().reduce_into(inout, in, count, type, op);
   }
   void divide(void* data, std::size_t count, DataType type, int divisor) override {
     ++counts_.divisions;
-    Communicator::divide(data, count, type, divisor);
+    host_data().divide(data, count, type, divisor);
   }
   void begin_step() override {
     if (in_step_) ++counts_.unbalanced_steps;

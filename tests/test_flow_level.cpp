@@ -1,7 +1,7 @@
 // The flow-level simulator (simulator/flow_level.hpp) and its max-min fair sharing
 // (simulator/max_min.hpp): shared links split fairly, the parameter server's incast, multi-hop
-// partners on a ring network, determinism, segments, and equality with the closed form when no
-// two flows share a resource.
+// partners on a ring network, determinism, segments, equality with the closed form when no two
+// flows share a resource, and both models' capabilities behind make_model.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -16,6 +16,7 @@
 #include "simulator/closed_form.hpp"
 #include "simulator/flow_level.hpp"
 #include "simulator/max_min.hpp"
+#include "simulator/predictor.hpp"
 #include "topology/presets.hpp"
 #include "topology/routing.hpp"
 #include "simulator/scratch_receives.hpp"
@@ -429,6 +430,34 @@ TEST(SimulatorFlowLevel, RefusesBadInput) {
     EXPECT_NE(std::string(error.what()).find("rank 2"), std::string::npos) << error.what();
     EXPECT_NE(std::string(error.what()).find("do not match"), std::string::npos) << error.what();
   }
+}
+
+// make_model gives each model's optional capabilities: the closed form prepares a schedule for
+// many counts, the flow-level model reports its flows (loads, and the timeline it was asked to
+// record); each agrees with the model's own seconds.
+TEST(SimulatorPredictor, EachModelOffersItsCapabilities) {
+  const Topology topology = make_preset_topology("switch:4,bw=10e9,lat=0.5e-6");
+  const Schedule schedule = make_schedule("halving_doubling", Collective::allreduce, 4);
+  const simulator::Predictor closed_form = simulator::make_model("closed-form", topology, gamma_seconds_per_byte);
+  ASSERT_TRUE(closed_form.prepare);
+  EXPECT_FALSE(closed_form.flows);
+  const simulator::ScheduleSeconds prepared = closed_form.prepare(schedule);
+  for (const std::int64_t count : {std::int64_t{1}, std::int64_t{1000}, std::int64_t{1} << 20})
+    EXPECT_EQ(prepared(count, DataType::float32, simulator::Placement::out_of_place),
+              closed_form.seconds(schedule, count, DataType::float32, ReduceOp::sum, 0, simulator::Placement::out_of_place));
+
+  const simulator::Predictor flow_level =
+      simulator::make_model("flow-level", topology, gamma_seconds_per_byte, 1 << 16, true);
+  ASSERT_TRUE(flow_level.flows);
+  EXPECT_FALSE(flow_level.prepare);
+  const FlowPrediction predicted = flow_level.flows(schedule, 1 << 20, DataType::float32, simulator::Placement::out_of_place);
+  EXPECT_EQ(predicted.prediction.seconds, flow_level.seconds(schedule, 1 << 20, DataType::float32, ReduceOp::sum, 0,
+                                                              simulator::Placement::out_of_place));
+  EXPECT_FALSE(predicted.loads.empty());
+  EXPECT_FALSE(predicted.trace.empty());
+  EXPECT_TRUE(simulator::make_model("flow-level", topology, gamma_seconds_per_byte)
+                  .flows(schedule, 1 << 20, DataType::float32, simulator::Placement::out_of_place)
+                  .trace.empty());
 }
 
 }  // namespace

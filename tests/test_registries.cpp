@@ -1,15 +1,19 @@
-// A new algorithm or backend is one file plus one registry line: these tests add a toy of each
-// to a copy of its registry (standing in for the line in algorithms/registry.cpp or
-// backend_registry.cpp), find it through the registry's look-ups and run an all-reduce with it.
+// A new algorithm or backend is one file plus one registry line: these tests add a toy of each,
+// the algorithm to a copy of its registry (standing in for the line in algorithms/registry.cpp),
+// the backend as a line of collectives/backends.def read the way the registry and cli's launcher
+// table read that file, find it through the look-ups and run an all-reduce with it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
-#include <functional>
+#include <chrono>
 #include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "cli/launchers.hpp"
 #include "collectives/algorithms/algorithm.hpp"
 #include "collectives/backend_registry.hpp"
 #include "collectives/backends/threads_communicator.hpp"
@@ -34,8 +38,9 @@ Schedule toy_direct(Collective collective, int nranks, const AlgorithmOptions&) 
   return schedule;
 }
 
-// The toy backend's file: a communicator whose transport is a threads world's (the required
-// transport: rank, size, name, send, receive, barrier, abort); everything else is the defaults.
+// The toy backend's file: a communicator whose transport is a threads world's (the transport
+// every backend provides: rank, size, name, send, receive, barrier, abort) and no capability,
+// and its launcher (what a cli/launch_*.cpp holds): the ranks as threads of this process.
 class ToyCommunicator final : public Communicator {
  public:
   ToyCommunicator(const std::shared_ptr<ThreadsWorld>& world, int rank) : transport_(world, rank) {}
@@ -56,29 +61,41 @@ class ToyCommunicator final : public Communicator {
   ThreadsCommunicator transport_;
 };
 
-using MakeCommunicator = std::function<std::unique_ptr<Communicator>(const std::shared_ptr<ThreadsWorld>&, int rank)>;
-
-// Runs one float32 sum all-reduce of `algorithm` (a registry entry) on `nranks` threads, each rank's
-// communicator made by `make`, and returns the elements that differ from the expected values.
-std::int64_t wrong_elements(const AlgorithmInfo& algorithm, int nranks, const MakeCommunicator& make) {
-  constexpr std::int64_t count = 1001;
-  const Schedule schedule = make_schedule(algorithm, Collective::allreduce, nranks);
-  std::atomic<std::int64_t> wrong{0};
-  const auto world = std::make_shared<ThreadsWorld>(nranks);
-  run_threads(world, [&](int rank) { return make(world, rank); }, [&](Communicator& comm) {
-    std::vector<float> send(count), recv(count), expected(count);
-    fill_input(send.data(), count, DataType::float32, ReduceOp::sum, comm.rank(), nranks);
-    fill_expected_allreduce(expected.data(), count, DataType::float32, ReduceOp::sum, nranks);
-    const RankPlan plan{schedule.algorithm, schedule.collective, schedule.nranks, comm.rank(),
-                        schedule.root,      schedule.nchunks,    schedule.program(comm.rank())};
-    Executor().run(plan, comm, send.data(), recv.data(), count, DataType::float32, ReduceOp::sum, {});
-    wrong += count_mismatches(recv.data(), expected.data(), count, DataType::float32);
-  });
-  return wrong.load();
+int launch_toy(const DeviceLayout& layout, const cli::JobSetup&, const cli::RankBody& body) {
+  const auto world = std::make_shared<ThreadsWorld>(layout.ranks);
+  std::mutex status_mutex;
+  int status = 0;
+  run_threads(world, [&](int rank) { return std::make_unique<ToyCommunicator>(world, rank); },
+              [&](Communicator& comm) {
+                const int rank_status = body(comm);
+                const std::lock_guard lock(status_mutex);
+                status = std::max(status, rank_status);
+              });
+  return status;
 }
 
-std::unique_ptr<Communicator> threads_rank(const std::shared_ptr<ThreadsWorld>& world, int rank) {
-  return std::make_unique<ThreadsCommunicator>(world, rank);
+}  // namespace
+
+namespace cli {
+const Launcher toy_launcher{&launch_toy, {}};  // the name RINGLAB_BACKEND_LAUNCHER gives the toy's line
+}  // namespace cli
+
+namespace {
+
+// The toy's line, as it would stand in collectives/backends.def.
+#define RINGLAB_TOY_LINE RINGLAB_BACKEND(toy, "toy", RankStart::threads, BufferMemory::host, {})
+
+// Runs one float32 sum all-reduce of `schedule` on this rank and returns the elements that differ
+// from the expected values.
+std::int64_t wrong_elements(Communicator& comm, const Schedule& schedule) {
+  constexpr std::int64_t count = 1001;
+  std::vector<float> send(count), recv(count), expected(count);
+  fill_input(send.data(), count, DataType::float32, ReduceOp::sum, comm.rank(), comm.size());
+  fill_expected_allreduce(expected.data(), count, DataType::float32, ReduceOp::sum, comm.size());
+  const RankPlan plan{schedule.algorithm, schedule.collective, schedule.nranks, comm.rank(),
+                      schedule.root,      schedule.nchunks,    schedule.program(comm.rank())};
+  Executor().run(plan, comm, send.data(), recv.data(), count, DataType::float32, ReduceOp::sum, {});
+  return count_mismatches(recv.data(), expected.data(), count, DataType::float32);
 }
 
 TEST(AlgorithmRegistry, ToyAlgorithmIsOneFunctionAndOneLine) {
@@ -89,7 +106,9 @@ TEST(AlgorithmRegistry, ToyAlgorithmIsOneFunctionAndOneLine) {
   const Schedule schedule = make_schedule(toy, Collective::allreduce, 5);
   EXPECT_EQ(schedule.algorithm, "toy_direct");
   EXPECT_TRUE(verify(schedule).ok());
-  EXPECT_EQ(wrong_elements(toy, 5, &threads_rank), 0);
+  std::atomic<std::int64_t> wrong{0};
+  run_threads(5, [&](Communicator& comm) { wrong += wrong_elements(comm, schedule); });
+  EXPECT_EQ(wrong.load(), 0);
   EXPECT_THROW(make_schedule(toy, Collective::broadcast, 5), std::invalid_argument);
   try {
     find_algorithm("toy_direct");
@@ -100,17 +119,40 @@ TEST(AlgorithmRegistry, ToyAlgorithmIsOneFunctionAndOneLine) {
 }
 
 TEST(BackendRegistry, ToyBackendIsOneFileAndOneLine) {
-  std::vector<BackendInfo> table(backends().begin(), backends().end());
-  table.push_back({"toy", RankStart::threads, BufferMemory::host, {}});
+  // The registry's lines and the toy's, read as collectives/backend_registry.cpp reads them.
+  const std::vector<BackendInfo> table = {
+#define RINGLAB_BACKEND RINGLAB_BACKEND_INFO
+#include "collectives/backends.def"
+      RINGLAB_TOY_LINE
+#undef RINGLAB_BACKEND
+  };
+  // The toy's line read as cli/launch.cpp reads every line (the built-in backends' launchers are
+  // cli's, which this test does not link).
+  const std::vector<cli::BackendLauncher> launchers = {
+#define RINGLAB_BACKEND RINGLAB_BACKEND_LAUNCHER
+      RINGLAB_TOY_LINE
+#undef RINGLAB_BACKEND
+  };
 
   const BackendInfo& toy = find_backend("toy", table);
   EXPECT_TRUE(toy.ranks_are_threads());
   EXPECT_FALSE(toy.uses_devices());
   EXPECT_TRUE(toy.native_allreduce.empty());
-  EXPECT_EQ(wrong_elements(find_algorithm("ring"), 4, [](const std::shared_ptr<ThreadsWorld>& world, int rank) {
-              return std::make_unique<ToyCommunicator>(world, rank);
-            }),
-            0);
+  const auto line = std::find_if(launchers.begin(), launchers.end(),
+                                 [&](const cli::BackendLauncher& launcher) { return launcher.backend == toy.name; });
+  ASSERT_NE(line, launchers.end());
+  ASSERT_NE(line->launcher->launch, nullptr);
+  // A job of 4 ranks through the toy's launcher, as run_ranks starts one: a ring all-reduce.
+  const Schedule ring = make_schedule(find_algorithm("ring"), Collective::allreduce, 4);
+  std::atomic<std::int64_t> wrong{0};
+  const int status = line->launcher->launch(DeviceLayout{4, 0, 0, false}, cli::JobSetup{std::chrono::seconds(60), {}},
+                                            [&](Communicator& comm) {
+                                              EXPECT_EQ(comm.backend_name(), "toy");
+                                              wrong += wrong_elements(comm, ring);
+                                              return 0;
+                                            });
+  EXPECT_EQ(status, 0);
+  EXPECT_EQ(wrong.load(), 0);
   try {
     find_backend("toy");
     FAIL() << "toy is not in the registry itself";

@@ -28,6 +28,22 @@ TEST(StepPlan, AReducingReceiveGoesToScratchWhereTheBackendCannotCombineFromItsP
   EXPECT_TRUE(plan.completions.empty());
 }
 
+TEST(StepPlan, ReceivesIntoScratchLieThereOneAfterAnotherInPostingOrder) {
+  ElementCoverage in_output;
+  // 12 elements in 3 chunks of 4, pieces of 3: chunk 0 is pieces [0,3) [3,4), chunk 2 [8,11) [11,12).
+  const std::vector<Op> ops{{OpKind::recv_reduce, 2, {0, 1}}, {OpKind::recv_reduce, 1, {1, 2}},
+                            {OpKind::recv_reduce, 2, {2, 3}}};
+  StepPlan plan;
+  plan_step(ops, {12, 3, 3}, in_output, [](int peer) { return peer != 2; }, plan);
+  ASSERT_EQ(plan.receives.size(), 6u);
+  EXPECT_EQ(plan.scratch_elements, 8);  // chunks 0 and 2, from peer 2
+  EXPECT_EQ(plan.receives[0].scratch_first, 0);
+  EXPECT_EQ(plan.receives[1].scratch_first, 3);
+  EXPECT_FALSE(plan.receives[2].to_scratch);  // chunk 1, from peer 1, lands in the output
+  EXPECT_EQ(plan.receives[4].scratch_first, 4);
+  EXPECT_EQ(plan.receives[5].scratch_first, 7);
+}
+
 TEST(StepPlan, APieceReadFromTheOutputIsFirstCompletedThere) {
   ElementCoverage in_output;
   in_output.add(2, 3);  // an earlier step wrote element 2 of chunk 0 (elements 0-3)

@@ -31,7 +31,7 @@ struct BenchOptions {
   std::vector<std::string> algorithms;         // --algo
   std::string baseline = "mpi-native";         // the reference in speed-up plots and ratios
   std::size_t segment_bytes = std::size_t{1} << 20;
-  bool register_buffers = false;               // -R 1: buffers from Communicator::allocate_buffer
+  bool register_buffers = false;               // -R 1: buffers from the backend (collective_buffer)
   bool device_buffers = false;                 // device backends: buffers in GPU memory (allocate_buffer)
   AlgorithmOptions algorithm_options;          // --root, --shards
   double timeout_seconds = 300;

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "report/bandwidth.hpp"
+#include "collectives/capabilities.hpp"
 #include "collectives/clock_offset.hpp"
 #include "collectives/execute.hpp"
 #include "collectives/placement.hpp"
@@ -44,14 +45,14 @@ void load_input(Communicator& comm, SweepBuffers& buffers, const BenchOptions& o
     return;
   }
   fill_input(buffers.staging.data(), size.count, options.type, options.op, comm.rank(), comm.size());
-  comm.copy(input, buffers.staging.data(), static_cast<std::size_t>(size.bytes));
+  data_work(comm).copy(input, buffers.staging.data(), static_cast<std::size_t>(size.bytes));
 }
 
 // Elements of `result` that differ from the expected values (read back through staging for device memory).
 std::int64_t wrong_elements(Communicator& comm, SweepBuffers& buffers, const BenchOptions& options,
                             const SweepSize& size, const std::byte* result) {
   if (buffers.input->on_device()) {
-    comm.copy(buffers.staging.data(), result, static_cast<std::size_t>(size.bytes));
+    data_work(comm).copy(buffers.staging.data(), result, static_cast<std::size_t>(size.bytes));
     result = buffers.staging.data();
   }
   return count_mismatches(result, buffers.expected.data(), size.count, options.type);
@@ -66,25 +67,26 @@ struct BatchTimes {
   bool device_timed = false;
 };
 
-// Times `calls` calls of `run`. Device backends time by CUDA events: a mark before the loop and
-// after every call, on the rank's stream, with no host synchronisation inside the loop.
+// Times `calls` calls of `run`. Device backends (DeviceTiming) time by CUDA events: a mark before
+// the loop and after every call, on the rank's stream, with no host synchronisation inside the loop.
 template <typename Run>
 BatchTimes time_batch(Communicator& comm, const Run& run, std::int64_t calls, double clock_offset) {
   BatchTimes batch;
   batch.call_seconds.resize(static_cast<std::size_t>(calls));
   batch.entry_seconds.resize(static_cast<std::size_t>(calls));
+  DeviceTiming* const timing = comm.device_timing();
   const auto loop_start = Clock::now();
-  comm.record_time_mark();
+  if (timing != nullptr) timing->record_time_mark();
   for (std::size_t i = 0; i < batch.call_seconds.size(); ++i) {
     const auto start = Clock::now();
     run();
-    comm.record_time_mark();
+    if (timing != nullptr) timing->record_time_mark();
     batch.call_seconds[i] = std::chrono::duration<double>(Clock::now() - start).count();
     batch.entry_seconds[i] = clock_seconds(start) - clock_offset;
   }
-  comm.synchronize();
+  data_work(comm).synchronize();
   batch.wall_loop_seconds = std::chrono::duration<double>(Clock::now() - loop_start).count();
-  const std::vector<double> marks = comm.take_time_marks();
+  const std::vector<double> marks = timing != nullptr ? timing->take_time_marks() : std::vector<double>{};
   batch.device_timed = marks.size() == batch.call_seconds.size() && !marks.empty();
   if (batch.device_timed) batch.call_seconds = marks;
   batch.loop_seconds =
@@ -183,7 +185,7 @@ SweepBuffers allocate_sweep_buffers(Communicator& comm, const BenchOptions& opti
   const auto deadline = Clock::now() + timeout_from_seconds(options.timeout_seconds);
   auto allocate = [&] {
     return options.register_buffers || options.device_buffers
-               ? comm.allocate_buffer(bytes, deadline)
+               ? collective_buffer(comm, bytes, deadline)
                : make_heap_buffer(bytes, "heap memory, not registered (-R 0)");
   };
   SweepBuffers buffers;
@@ -234,7 +236,7 @@ std::vector<report::ResultRow> run_sweep(Communicator& comm, const BenchOptions&
         };
         load_input(comm, buffers, options, size);
         for (int i = 0; i < options.warmup_iterations; ++i) run(i == 0 ? execute : timed);
-        comm.synchronize();
+        data_work(comm).synchronize();
         try {
           comm.barrier(deadline());
         } catch (const TimeoutError& error) {

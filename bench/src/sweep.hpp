@@ -26,7 +26,7 @@ struct SweepProgress {
 // output come from the communicator (registered shared memory on the mpi backend when
 // options.register_buffers, so peers read sends in place; device memory when
 // options.device_buffers), `expected` from the heap. Device buffers are filled and checked
-// through `staging`, a host buffer of the same size, with Communicator::copy.
+// through `staging`, a host buffer of the same size, with DeviceData::copy.
 struct SweepBuffers {
   std::unique_ptr<CommBuffer> input;
   std::unique_ptr<CommBuffer> output;

@@ -393,7 +393,7 @@ std::int64_t MpiCommunicator::receive_fragment_bytes() const {
 RequestPtr MpiCommunicator::post_recv_reduce(std::span<std::byte> target, const std::byte* base, int peer, int tag,
                                              DataType type, ReduceOp op) {
   check_transfer(target.size(), peer, tag, "post_recv_reduce");
-  if (!can_reduce_on_receive(peer)) return Communicator::post_recv_reduce(target, base, peer, tag, type, op);
+  if (!can_reduce_on_receive(peer)) refuse_recv_reduce(backend_name(), peer);
   return shm_->post_recv_reduce(target, base, peer, tag, type, op);
 }
 
@@ -415,8 +415,8 @@ std::unique_ptr<CommBuffer> MpiCommunicator::allocate_buffer(std::size_t bytes, 
   return allocate_registered_buffer(comm_.get(), shm_.get(), region_id, bytes, wait);
 }
 
-void MpiCommunicator::native_allreduce(const void* send, void* recv, std::size_t count, DataType type,
-                                       ReduceOp op, Clock::time_point deadline) {
+void MpiCommunicator::allreduce(const void* send, void* recv, std::size_t count, DataType type, ReduceOp op,
+                                Clock::time_point deadline) {
   if (!native_watchdog_) native_watchdog_ = std::make_unique<BlockingCallWatchdog>("mpi backend", "MPI_Allreduce", rank_);
   const MPI_Datatype datatype = mpi_datatype(type);
   const bool half = type == DataType::float16 || type == DataType::bfloat16;
@@ -437,7 +437,7 @@ void MpiCommunicator::native_allreduce(const void* send, void* recv, std::size_t
 
 std::string mpi_library_name() { return first_line(mpi_library_version()); }
 
-std::string MpiCommunicator::native_allreduce_name() const { return "MPI_Allreduce (" + mpi_library_name() + ")"; }
+std::string MpiCommunicator::call_name() const { return "MPI_Allreduce (" + mpi_library_name() + ")"; }
 
 void abort_mpi_job(int rank, std::string_view reason) {
   fmt::print(stderr, "ringlab: rank {}: {}\n", rank < 0 ? std::string("?") : std::to_string(rank), reason);

@@ -19,6 +19,7 @@
 #include <string_view>
 
 #include "collectives/backends/blocking_call_watchdog.hpp"
+#include "collectives/capabilities.hpp"
 #include "collectives/communicator.hpp"
 #include "collectives/backends/mpi_shared_memory.hpp"
 #include "collectives/backends/shm_transport.hpp"
@@ -118,7 +119,12 @@ struct MpiSetupOptions {
 // return. For a failure before any MpiCommunicator exists (its set-up); rank -1 prints "?".
 [[noreturn]] void abort_mpi_job(int rank, std::string_view reason);
 
-class MpiCommunicator final : public Communicator {
+// Offers the combining receive (to peers reached through shared memory), registered buffers and
+// MPI_Allreduce as its native all-reduce.
+class MpiCommunicator final : public Communicator,
+                              public ReceiveReduce,
+                              public BufferAllocation,
+                              public NativeAllreduce {
  public:
   // Requires an initialised MPI (see MpiEnvironment). Collective over `base`.
   explicit MpiCommunicator(MPI_Comm base = MPI_COMM_WORLD, MpiTransport transport = MpiTransport::automatic);
@@ -132,6 +138,10 @@ class MpiCommunicator final : public Communicator {
   RequestPtr post_send(std::span<const std::byte> data, int peer, int tag) override;
   RequestPtr post_recv(std::span<std::byte> data, int peer, int tag) override;
   void barrier(Clock::time_point deadline) override;
+
+  ReceiveReduce* receive_reduce() override { return this; }
+  BufferAllocation* buffer_allocation() override { return this; }
+  NativeAllreduce* native_allreduce() override { return this; }
 
   bool can_reduce_on_receive(int peer) const override { return shm_ && shm_->reaches(peer); }
   RequestPtr post_recv_reduce(std::span<std::byte> target, const std::byte* base, int peer, int tag, DataType type,
@@ -152,10 +162,9 @@ class MpiCommunicator final : public Communicator {
 
   // MPI_Allreduce (MPI_IN_PLACE when send == recv), in pieces when count exceeds the piece size.
   // Past `deadline` a watchdog thread prints the wait and ends the process (BlockingCallWatchdog).
-  void native_allreduce(const void* send, void* recv, std::size_t count, DataType type, ReduceOp op,
-                        Clock::time_point deadline) override;
-  bool has_native_allreduce() const override { return true; }
-  std::string native_allreduce_name() const override;
+  void allreduce(const void* send, void* recv, std::size_t count, DataType type, ReduceOp op,
+                 Clock::time_point deadline) override;
+  std::string call_name() const override;
 
   // Prints the reason to stderr and calls MPI_Abort on MPI_COMM_WORLD; does not return.
   void abort(std::string_view reason) override;

@@ -373,7 +373,7 @@ bool ThreadsCommunicator::can_reduce_on_receive(int peer) const {
 
 RequestPtr ThreadsCommunicator::post_recv_reduce(std::span<std::byte> target, const std::byte* base, int peer,
                                                  int tag, DataType type, ReduceOp op) {
-  if (!can_reduce_on_receive(peer)) return Communicator::post_recv_reduce(target, base, peer, tag, type, op);
+  if (!can_reduce_on_receive(peer)) refuse_recv_reduce(backend_name(), peer);
   if (target.size() % element_size(type) != 0) {
     throw std::invalid_argument(fmt::format("threads backend: rank {}: combining receive of {} bytes from rank {} is "
                                             "not a whole number of {} elements",

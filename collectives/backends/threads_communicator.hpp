@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "collectives/capabilities.hpp"
 #include "collectives/communicator.hpp"
 
 namespace ringlab {
@@ -114,7 +115,9 @@ class ThreadsWorld {
   std::uint64_t barrier_generation_ = 0;
 };
 
-class ThreadsCommunicator final : public Communicator {
+// Offers the combining receive (ReceiveReduce): it combines at the match, straight from the
+// sender's buffer (no scratch, one pass).
+class ThreadsCommunicator final : public Communicator, public ReceiveReduce {
  public:
   ThreadsCommunicator(std::shared_ptr<ThreadsWorld> world, int rank);
 
@@ -124,14 +127,14 @@ class ThreadsCommunicator final : public Communicator {
 
   RequestPtr post_send(std::span<const std::byte> data, int peer, int tag) override;
   RequestPtr post_recv(std::span<std::byte> data, int peer, int tag) override;
-  // Combines at the match, straight from the sender's buffer (no scratch, one pass).
+  void barrier(Clock::time_point deadline) override;
+  bool aborted() const override { return world_->aborted(); }
+  void abort(std::string_view reason) override;
+
+  ReceiveReduce* receive_reduce() override { return this; }
   bool can_reduce_on_receive(int peer) const override;
   RequestPtr post_recv_reduce(std::span<std::byte> target, const std::byte* base, int peer, int tag, DataType type,
                               ReduceOp op) override;
-  void barrier(Clock::time_point deadline) override;
-  bool has_native_allreduce() const override { return false; }
-  bool aborted() const override { return world_->aborted(); }
-  void abort(std::string_view reason) override;
 
  private:
   void check_peer(int peer, std::string_view operation) const;

@@ -30,7 +30,8 @@ namespace ringlab::cuda {
 
 class CudaPeerWorld;
 
-class CudaPeerCommunicator final : public DeviceCommunicator {
+// Offers the combining receive besides DeviceCommunicator's capabilities.
+class CudaPeerCommunicator final : public DeviceCommunicator, public ReceiveReduce {
  public:
   // Runs on the rank's own thread: makes the rank's device current for it. `matching` is the
   // threads world whose transport moves this world's data (run_cuda_peer makes both).
@@ -44,6 +45,7 @@ class CudaPeerCommunicator final : public DeviceCommunicator {
 
   RequestPtr post_send(std::span<const std::byte> data, int peer, int tag) override;
   RequestPtr post_recv(std::span<std::byte> data, int peer, int tag) override;
+  ReceiveReduce* receive_reduce() override { return this; }
   bool can_reduce_on_receive(int peer) const override;
   RequestPtr post_recv_reduce(std::span<std::byte> target, const std::byte* base, int peer, int tag, DataType type,
                               ReduceOp op) override;

@@ -2,11 +2,8 @@
 
 #include <fmt/format.h>
 
-#include <cstring>
-
 #include "collectives/cuda/device_memory.hpp"
 #include "collectives/cuda/device_reduce.hpp"
-#include "collectives/reduce.hpp"
 
 namespace ringlab::cuda {
 
@@ -20,10 +17,7 @@ void DeviceCommunicator::copy(void* target, const void* source, std::size_t byte
   if (bytes == 0) return;
   const bool target_on_device = is_device_pointer(target);
   const bool source_on_device = is_device_pointer(source);
-  if (!target_on_device && !source_on_device) {
-    std::memcpy(target, source, bytes);
-    return;
-  }
+  if (!target_on_device && !source_on_device) return host_data().copy(target, source, bytes);
   check_cuda(cudaMemcpyAsync(target, source, bytes, cudaMemcpyDefault, stream()), context(),
              fmt::format("cudaMemcpyAsync({} bytes)", bytes));
   if (!target_on_device || !source_on_device)  // host memory involved: the caller reads or reuses it next
@@ -32,25 +26,25 @@ void DeviceCommunicator::copy(void* target, const void* source, std::size_t byte
 
 void DeviceCommunicator::reduce_to(void* out, const void* a, const void* b, std::size_t count, DataType type,
                                    ReduceOp op) {
-  if (!is_device_pointer(out)) return ringlab::reduce_to(out, a, b, count, type, op);
+  if (!is_device_pointer(out)) return host_data().reduce_to(out, a, b, count, type, op);
   check_cuda(reduce_on_device(out, a, b, count, type, op, stream()), context(),
              fmt::format("reduce kernel ({} x {} {})", count, name_of(type), name_of(op)));
 }
 
 void DeviceCommunicator::reduce_into(void* inout, const void* in, std::size_t count, DataType type, ReduceOp op) {
-  if (!is_device_pointer(inout)) return ringlab::reduce_into(inout, in, count, type, op);
+  if (!is_device_pointer(inout)) return host_data().reduce_into(inout, in, count, type, op);
   check_cuda(reduce_on_device(inout, inout, in, count, type, op, stream()), context(),
              fmt::format("reduce kernel ({} x {} {})", count, name_of(type), name_of(op)));
 }
 
 void DeviceCommunicator::divide(void* data, std::size_t count, DataType type, int divisor) {
-  if (!is_device_pointer(data)) return divide_elements(data, count, type, divisor);
+  if (!is_device_pointer(data)) return host_data().divide(data, count, type, divisor);
   check_cuda(divide_on_device(data, count, type, divisor, stream()), context(),
              fmt::format("divide kernel ({} x {})", count, name_of(type)));
 }
 
 std::unique_ptr<CommBuffer> DeviceCommunicator::allocate_scratch(std::size_t bytes, const void* like) {
-  if (!is_device_pointer(like)) return Communicator::allocate_scratch(bytes, like);
+  if (!is_device_pointer(like)) return host_data().allocate_scratch(bytes, like);
   return std::make_unique<DeviceBuffer>(bytes, context(), stream());
 }
 

@@ -1,22 +1,29 @@
 // The part every device backend shares: the executor's data work (copies, reductions, the
 // average's division, scratch) on the rank's own stream when the pointers are device memory,
-// and on the CPU when they are host memory (control messages, timings). cuda-peer and nccl
-// derive from it and supply the stream and the device.
+// and the host default (HostData) when they are host memory (control messages, timings).
+// cuda-peer, nccl and mpi on device buffers derive from it and supply the stream and the device.
 #pragma once
 
 #include <cuda_runtime_api.h>
 
+#include "collectives/capabilities.hpp"
 #include "collectives/communicator.hpp"
 #include "collectives/cuda/cuda_check.hpp"
 #include "collectives/cuda/device_memory.hpp"
 
 namespace ringlab::cuda {
 
-class DeviceCommunicator : public Communicator {
+// Offers device buffers (BufferAllocation), the data work on the stream (DeviceData) and CUDA-event
+// timing (DeviceTiming).
+class DeviceCommunicator : public Communicator, public BufferAllocation, public DeviceData, public DeviceTiming {
  public:
   // The rank's stream and where it runs.
   virtual cudaStream_t stream() const = 0;
   virtual DeviceContext context() const = 0;
+
+  BufferAllocation* buffer_allocation() override { return this; }
+  DeviceData* device_data() override { return this; }
+  DeviceTiming* device_timing() override { return this; }
 
   std::unique_ptr<CommBuffer> allocate_buffer(std::size_t bytes, Clock::time_point deadline) override;
   bool is_device_memory(const void* pointer) const override;

@@ -113,14 +113,15 @@ std::string MpiDeviceCommunicator::transport_description() const {
                                  : "staged through pinned host memory (MPI is not CUDA-aware, or RINGLAB_MPI_STAGE=1)");
 }
 
-void MpiDeviceCommunicator::native_allreduce(const void* send, void* recv, std::size_t count, DataType type,
-                                             ReduceOp op, Clock::time_point deadline) {
-  if (!is_device_pointer(recv)) return control_.native_allreduce(send, recv, count, type, op, deadline);
+void MpiDeviceCommunicator::allreduce(const void* send, void* recv, std::size_t count, DataType type, ReduceOp op,
+                                      Clock::time_point deadline) {
+  NativeAllreduce& control = *control_.native_allreduce();  // offered only where the control has one
+  if (!is_device_pointer(recv)) return control.allreduce(send, recv, count, type, op, deadline);
   // MPI_Allreduce's float16/bfloat16 operators run on the CPU, so device data is always staged.
   const std::size_t bytes = count * element_size(type);
   auto staging = pinned_->acquire(bytes);
   copy(staging->get().data, send, bytes);
-  control_.native_allreduce(staging->get().data, staging->get().data, count, type, op, deadline);
+  control.allreduce(staging->get().data, staging->get().data, count, type, op, deadline);
   copy(recv, staging->get().data, bytes);
 }
 

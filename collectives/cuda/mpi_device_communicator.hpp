@@ -24,7 +24,9 @@ namespace ringlab::cuda {
 // True when the MPI library says it can take CUDA device pointers (and RINGLAB_MPI_STAGE is not 1).
 bool mpi_is_cuda_aware();
 
-class MpiDeviceCommunicator final : public DeviceCommunicator {
+// Offers the control communicator's native all-reduce (staged for device buffers) besides
+// DeviceCommunicator's capabilities.
+class MpiDeviceCommunicator final : public DeviceCommunicator, public NativeAllreduce {
  public:
   // `control` is the MPI communicator (over MPI messages only when `cuda_aware`); it must outlive this.
   MpiDeviceCommunicator(Communicator& control, int local_rank, bool cuda_aware);
@@ -40,10 +42,10 @@ class MpiDeviceCommunicator final : public DeviceCommunicator {
   RequestPtr post_recv(std::span<std::byte> data, int peer, int tag) override;
   void barrier(Clock::time_point deadline) override;
   std::string transport_description() const override;
-  void native_allreduce(const void* send, void* recv, std::size_t count, DataType type, ReduceOp op,
-                        Clock::time_point deadline) override;
-  bool has_native_allreduce() const override { return control_.has_native_allreduce(); }
-  std::string native_allreduce_name() const override { return control_.native_allreduce_name(); }
+  NativeAllreduce* native_allreduce() override { return control_.native_allreduce() != nullptr ? this : nullptr; }
+  std::string call_name() const override { return control_.native_allreduce()->call_name(); }
+  void allreduce(const void* send, void* recv, std::size_t count, DataType type, ReduceOp op,
+                 Clock::time_point deadline) override;
   void abort(std::string_view reason) override { control_.abort(reason); }
 
  private:

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cstring>
+#include <stdexcept>
 #include <thread>
 
 #include "collectives/cuda/nccl_bootstrap.hpp"
@@ -161,9 +162,15 @@ std::string NcclCommunicator::transport_description() const {
                      version / 10000, version % 10000 / 100, version % 100, device_);
 }
 
-void NcclCommunicator::native_allreduce(const void* send, void* recv, std::size_t count, DataType type, ReduceOp op,
-                                        Clock::time_point deadline) {
-  if (!is_device_pointer(recv)) return control_.native_allreduce(send, recv, count, type, op, deadline);
+void NcclCommunicator::allreduce(const void* send, void* recv, std::size_t count, DataType type, ReduceOp op,
+                                 Clock::time_point deadline) {
+  if (!is_device_pointer(recv)) {
+    NativeAllreduce* control = control_.native_allreduce();
+    if (control == nullptr)
+      throw std::logic_error(fmt::format("the {} backend has no native all-reduce for host buffers",
+                                         control_.backend_name()));
+    return control->allreduce(send, recv, count, type, op, deadline);
+  }
   check_nccl(ncclAllReduce(send, recv, count, nccl_type(type), nccl_op(op), comm_, stream()),
              fmt::format("ncclAllReduce({} x {} {})", count, name_of(type), name_of(op)));
 }

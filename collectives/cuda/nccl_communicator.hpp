@@ -24,7 +24,8 @@
 
 namespace ringlab::cuda {
 
-class NcclCommunicator final : public DeviceCommunicator {
+// Offers ncclAllReduce as its native all-reduce besides DeviceCommunicator's capabilities.
+class NcclCommunicator final : public DeviceCommunicator, public NativeAllreduce {
  public:
   // Collective over `control` (which must outlive this): rank r uses GPU `local_rank % visible
   // GPUs`, rank 0's ncclGetUniqueId reaches every rank (exchange_unique_id), ncclCommInitRank.
@@ -46,10 +47,11 @@ class NcclCommunicator final : public DeviceCommunicator {
   void end_step() override;
   void synchronize() override;
   std::string transport_description() const override;
-  void native_allreduce(const void* send, void* recv, std::size_t count, DataType type, ReduceOp op,
-                        Clock::time_point deadline) override;
-  bool has_native_allreduce() const override { return true; }
-  std::string native_allreduce_name() const override { return "ncclAllReduce"; }
+  NativeAllreduce* native_allreduce() override { return this; }
+  std::string call_name() const override { return "ncclAllReduce"; }
+  // On host buffers, the control communicator's native all-reduce (std::logic_error without one).
+  void allreduce(const void* send, void* recv, std::size_t count, DataType type, ReduceOp op,
+                 Clock::time_point deadline) override;
   void abort(std::string_view reason) override;
 
  private:

@@ -9,6 +9,7 @@
 
 #include "tests/allreduce_check.hpp"
 #include "collectives/backends/device_assignment.hpp"
+#include "collectives/capabilities.hpp"
 #include "collectives/cuda/cuda_peer_communicator.hpp"
 #include "tests/cuda/gpu_test_support.hpp"
 
@@ -60,7 +61,7 @@ TEST(CudaPeerErrors, OutOfMemoryNamesRankDeviceAndCallAndEndsEveryRank) {
   RINGLAB_SKIP_WITHOUT_GPU();
   try {
     cuda::run_cuda_peer({0, 0}, [](Communicator& comm) {
-      if (comm.rank() == 1) comm.allocate_buffer(std::size_t{1} << 60, Clock::now());
+      if (comm.rank() == 1) collective_buffer(comm, std::size_t{1} << 60, Clock::now());
       std::byte token{};
       comm.post_recv({&token, 1}, 1 - comm.rank(), 0)->wait(Clock::now() + std::chrono::seconds(60), "receive");
     });
