@@ -52,6 +52,8 @@ STYLE = {
     "interval_paired": ("tab:red", "D"),
     "halving_doubling": ("tab:green", "^"),
     "recursive_doubling": ("tab:purple", "v"),
+    "swing": ("tab:brown", "<"),
+    "swing_latency": ("tab:pink", ">"),
     "mpi-native": ("tab:orange", "P"),
 }
 
