@@ -64,6 +64,47 @@ const Router::Tree& Router::tree_from(NodeId root) {
   return trees_.emplace(root, std::move(tree)).first->second;
 }
 
+std::vector<Router::CostFromRoot> Router::costs_from(NodeId root) const {
+  std::vector<CostFromRoot> costs(static_cast<std::size_t>(topology_.num_nodes()));
+  std::vector<double> widest(costs.size(), 0.0);  // the largest bottleneck among tied routes
+  std::vector<bool> settled(costs.size(), false);
+  using QueueEntry = std::tuple<std::int32_t, double, NodeId>;
+  std::priority_queue<QueueEntry, std::vector<QueueEntry>, std::greater<>> queue;
+  costs[static_cast<std::size_t>(root)] = {0, 0.0, unlimited_capacity, true};
+  widest[static_cast<std::size_t>(root)] = unlimited_capacity;
+  queue.emplace(0, 0.0, root);
+  while (!queue.empty()) {
+    const NodeId node = std::get<2>(queue.top());
+    queue.pop();
+    if (settled[static_cast<std::size_t>(node)]) continue;
+    settled[static_cast<std::size_t>(node)] = true;
+    if (node != root && topology_.rank_of(node) >= 0 && !topology_.endpoints_forward()) continue;
+    const CostFromRoot here = costs[static_cast<std::size_t>(node)];
+    const double here_widest = widest[static_cast<std::size_t>(node)];
+    // Leaving an interior switch: its capacity limits the route too.
+    const double capacity = node != root ? topology_.node(node).capacity : unlimited_capacity;
+    for (std::size_t i = adjacency_start_[static_cast<std::size_t>(node)];
+         i < adjacency_start_[static_cast<std::size_t>(node) + 1]; ++i) {
+      const DirectedLink& link = topology_.directed_link(adjacency_[i]);
+      CostFromRoot& next = costs[static_cast<std::size_t>(link.to)];
+      const std::pair offer(here.hops + 1, here.latency + link.latency);
+      const double narrow = std::min({here.bottleneck, capacity, link.bandwidth});
+      const double wide = std::min({here_widest, capacity, link.bandwidth});
+      if (next.hops < 0 || offer < std::pair(next.hops, next.latency)) {
+        next = {offer.first, offer.second, narrow, narrow == wide};
+        widest[static_cast<std::size_t>(link.to)] = wide;
+        queue.emplace(offer.first, offer.second, link.to);
+      } else if (offer == std::pair(next.hops, next.latency)) {  // a tie the node ids decide
+        next.bottleneck = std::min(next.bottleneck, narrow);
+        double& next_widest = widest[static_cast<std::size_t>(link.to)];
+        next_widest = std::max(next_widest, wide);
+        next.bottleneck_unique = next.bottleneck == next_widest;
+      }
+    }
+  }
+  return costs;
+}
+
 void Router::append_tree_path(const Tree& tree, NodeId root, NodeId destination, Route& route) const {
   const std::size_t start = route.links.size();
   for (NodeId node = destination; node != root;) {
