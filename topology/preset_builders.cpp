@@ -142,7 +142,13 @@ Topology nvswitch_cluster(const PresetArguments& arguments) {
   for (std::int64_t node = 0; node < nodes; ++node) topology.add_switch(fmt::format("node{}.nvswitch", node));
   for (std::int64_t rank = 0; rank < nodes * gpus; ++rank)
     topology.add_link(static_cast<NodeId>(rank), first_nvswitch + static_cast<NodeId>(rank / gpus), nvlink);
-  if (nodes == 1) return topology;
+  if (nodes == 1) {  // turning the GPUs of the one node maps it onto itself
+    std::vector<NodeId> turn(static_cast<std::size_t>(topology.num_nodes()));
+    for (std::int64_t id = 0; id < topology.num_nodes(); ++id)
+      turn[static_cast<std::size_t>(id)] = static_cast<NodeId>(id < gpus ? (id + 1) % gpus : id);
+    topology.set_rank_symmetry(RankSymmetry{{static_cast<int>(gpus)}, {std::move(turn)}});
+    return topology;
+  }
   const auto first_leaf = static_cast<NodeId>(first_nvswitch + nodes);
   for (std::int64_t unit = 0; unit < units; ++unit)
     for (std::int64_t rail = 0; rail < gpus; ++rail) topology.add_switch(fmt::format("unit{}.rail{}.leaf", unit, rail));
