@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Issue 33's closed-form scan: one 64 MiB float32 all-reduce prediction of every registered
+# algorithm on each topology family (switch, torus2d, ring, nvswitch:8,nodes:M, dragonfly) at
+# every N <= 64 the family takes, powers of two and their neighbours up to 65,536, and random N
+# (bench/micro/closed_form_scan.cpp says which N and how torus2d and dragonfly are shaped). Each
+# (N, algorithm) runs in a child process killed after LIMIT seconds (default 30) and records its
+# peak memory. Writes OUT/closed-form-FAMILY.json, OUT/summary.csv and OUT/README.md with the
+# command, machine, date and a headline table.
+# Usage: bash scripts/scale-scan.sh OUT [BUILD]   (FAMILIES="torus2d ring": fewer; LIMIT=60; RANDOM_N=10)
+set -euo pipefail
+out=${1:?usage: $0 OUT [BUILD]}
+build=${2:-build/release}
+scan=$build/bench/ringlab_closed_form_scan
+families=${FAMILIES:-switch torus2d ring nvswitch dragonfly}
+limit=${LIMIT:-30}
+random_n=${RANDOM_N:-10}
+mkdir -p "$out"
+for family in $families; do
+  echo "== $family" >&2
+  "$scan" --topology "$family" --random "$random_n" --uneven 0 --limit "$limit" > "$out/closed-form-$family.json"
+done
+python3 - "$out" "$limit" "$random_n" "$families" <<'PY'
+import datetime, json, os, platform, subprocess, sys
+out, limit, random_n, families = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4].split()
+rows = []
+for family in families:
+    rows += json.load(open(os.path.join(out, f"closed-form-{family}.json")))["rows"]
+columns = ["topology", "nranks", "algorithm", "topology_ms", "model_ms", "unprepared_first_ms", "prepare_ms",
+           "prepared_first_ms", "prepared_ms", "over_limit_seconds", "max_rss_mib", "predicted_seconds"]
+with open(os.path.join(out, "summary.csv"), "w") as f:
+    f.write(",".join(columns) + "\n")
+    for row in rows:
+        f.write(",".join(str(row.get(c, "")) for c in columns) + "\n")
+def family_of(row):
+    return row["topology"].split(":")[0]
+# A first prediction as `ringlab simulate` makes it: the model built, the schedule prepared, priced once.
+def first_ms(row):
+    if "over_limit_seconds" in row: return None
+    return row["model_ms"] + row["prepare_ms"] + row["prepared_first_ms"]
+algorithms = ["ring", "interval_paired", "parameter_server", "halving_doubling", "recursive_doubling"]
+lines = ["| topology | N scanned | " + " | ".join(algorithms) + " | peak memory |", "|---" * (len(algorithms) + 3) + "|"]
+for family in families:
+    mine = [r for r in rows if family_of(r) == family]
+    cells = []
+    for algorithm in algorithms:
+        sub = [r for r in mine if r["algorithm"] == algorithm]
+        over = [r["nranks"] for r in sub if first_ms(r) is None]
+        timed = [r for r in sub if first_ms(r) is not None]
+        worst = max(timed, key=first_ms)
+        cell = f"{first_ms(worst):.0f} ms (N={worst['nranks']})"
+        if over:
+            cell += f"; over {limit} s at {len(over)} N ({', '.join(map(str, over[:4]))}{'...' if len(over) > 4 else ''})"
+        cells.append(cell)
+    memory = max(r["max_rss_mib"] for r in mine)
+    lines.append(f"| {family} | {len(set(r['nranks'] for r in mine))} | " + " | ".join(cells) + f" | {memory:.0f} MiB |")
+cpu = "unknown"
+try:
+    for line in open("/proc/cpuinfo"):
+        if line.startswith("model name"):
+            cpu = line.split(":", 1)[1].strip(); break
+except OSError:
+    pass
+commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+readme = f"""# Closed-form prediction time at cluster scale (issue 33)
+
+Command: `bash scripts/scale-scan.sh {out}` (LIMIT={limit}, RANDOM_N={random_n}; families: {' '.join(families)}),
+release build at commit {commit}, {datetime.date.today().isoformat()}, on {cpu} ({os.cpu_count()} CPUs, shared
+with another build; times are wall clock of one child process each). One 64 MiB float32 all-reduce per
+(N, algorithm): build the model, prepare the schedule, price it once (what `ringlab simulate --model
+closed-form` does per algorithm); `summary.csv` has every column, the JSON files the raw rows.
+
+Worst first prediction per topology family and algorithm, and where; a cell "over {limit} s" lists the N
+whose child was killed (goal: <= 1 s, <= 50 ms on switch). Peak memory is the largest child's.
+
+""" + "\n".join(lines) + "\n"
+open(os.path.join(out, "README.md"), "w").write(readme)
+print(readme)
+PY
