@@ -419,7 +419,7 @@ CommandRunner add_simulate_command(CLI::App& app, const std::string& command_lin
                       "Seconds after which a sweep prints a progress line with the time left on stderr, at most once a "
                       "second (not with --quiet)")
       ->capture_default_str()
-      ->check(number_in({0, 1e6, "s", true}));
+      ->check(number_in({0, 1e6, "s"}));
   return [arguments] {
     TimeLimit time_limit("simulate", arguments->time_limit_seconds);
     return arguments->workload.empty() ? run_simulate(*arguments, time_limit)
