@@ -3,9 +3,10 @@
 # algorithm on each topology family (switch, torus2d, ring, nvswitch:8,nodes:M, dragonfly) at
 # every N <= 64 the family takes, powers of two and their neighbours up to 65,536, and random N
 # (bench/micro/closed_form_scan.cpp says which N and how torus2d and dragonfly are shaped). Each
-# (N, algorithm) runs in a child process killed after LIMIT seconds (default 30) and records its
-# peak memory. Writes OUT/closed-form-FAMILY.json, OUT/summary.csv and OUT/README.md with the
-# command, machine, date and a headline table.
+# (N, algorithm) runs in a child process stopped after LIMIT seconds of CPU (default 30) and
+# records its peak memory; times are CPU time. Writes OUT/closed-form-FAMILY.json, OUT/summary.csv
+# and OUT/README.md with the fields scripts/results-index.py reads (command, machine, date,
+# headline) and a table per family.
 # Usage: bash scripts/scale-scan.sh OUT [BUILD]   (FAMILIES="torus2d ring": fewer; LIMIT=60; RANDOM_N=10)
 set -euo pipefail
 out=${1:?usage: $0 OUT [BUILD]}
@@ -26,7 +27,7 @@ rows = []
 for family in families:
     rows += json.load(open(os.path.join(out, f"closed-form-{family}.json")))["rows"]
 columns = ["topology", "nranks", "algorithm", "topology_ms", "model_ms", "unprepared_first_ms", "prepare_ms",
-           "prepared_first_ms", "prepared_ms", "over_limit_seconds", "max_rss_mib", "predicted_seconds"]
+           "prepared_first_ms", "prepared_ms", "over_limit_seconds", "child_cpu_s", "max_rss_mib", "predicted_seconds"]
 with open(os.path.join(out, "summary.csv"), "w") as f:
     f.write(",".join(columns) + "\n")
     for row in rows:
@@ -46,8 +47,10 @@ for family in families:
         sub = [r for r in mine if r["algorithm"] == algorithm]
         over = [r["nranks"] for r in sub if first_ms(r) is None]
         timed = [r for r in sub if first_ms(r) is not None]
-        worst = max(timed, key=first_ms)
-        cell = f"{first_ms(worst):.0f} ms (N={worst['nranks']})"
+        cell = "none within the limit"
+        if timed:
+            worst = max(timed, key=first_ms)
+            cell = f"{first_ms(worst):.0f} ms (N={worst['nranks']})"
         if over:
             cell += f"; over {limit} s at {len(over)} N ({', '.join(map(str, over[:4]))}{'...' if len(over) > 4 else ''})"
         cells.append(cell)
@@ -61,16 +64,27 @@ try:
 except OSError:
     pass
 commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+# The headline: the worst first prediction per family over every algorithm, and how many cells missed.
+worst_by_family = []
+for family in families:
+    mine = [r for r in rows if family_of(r) == family]
+    timed = [r for r in mine if first_ms(r) is not None]
+    over = len(mine) - len(timed)
+    worst = max(timed, key=first_ms) if timed else None
+    worst_by_family.append((f"{family} {first_ms(worst):.0f} ms ({worst['algorithm']}, N={worst['nranks']})" if worst else family)
+                           + (f", {over} over {limit} s" if over else ""))
 readme = f"""# Closed-form prediction time at cluster scale (issue 33)
 
-Command: `bash scripts/scale-scan.sh {out}` (LIMIT={limit}, RANDOM_N={random_n}; families: {' '.join(families)}),
-release build at commit {commit}, {datetime.date.today().isoformat()}, on {cpu} ({os.cpu_count()} CPUs, shared
-with another build; times are wall clock of one child process each). One 64 MiB float32 all-reduce per
-(N, algorithm): build the model, prepare the schedule, price it once (what `ringlab simulate --model
-closed-form` does per algorithm); `summary.csv` has every column, the JSON files the raw rows.
+- **command**: `LIMIT={limit} RANDOM_N={random_n} FAMILIES="{' '.join(families)}" bash scripts/scale-scan.sh {out}`
+- **machine**: {cpu}, {os.cpu_count()} CPUs (shared with another build: every time is CPU time)
+- **date**: {datetime.date.today().isoformat()} (release build, commit {commit})
+- **headline**: worst first closed-form prediction of a 64 MiB float32 all-reduce: {'; '.join(worst_by_family)}
 
-Worst first prediction per topology family and algorithm, and where; a cell "over {limit} s" lists the N
-whose child was killed (goal: <= 1 s, <= 50 ms on switch). Peak memory is the largest child's.
+One prediction per (N, algorithm) in a child process stopped past {limit} s of CPU: build the model,
+prepare the schedule, price it once (what `ringlab simulate --model closed-form` does per
+algorithm), in CPU time. `summary.csv` has every column, the JSON files the raw rows. Worst first
+prediction per family and algorithm (goal: <= 1 s, <= 50 ms on switch); a cell "over {limit} s"
+lists the N stopped. Peak memory is the largest child's.
 
 """ + "\n".join(lines) + "\n"
 open(os.path.join(out, "README.md"), "w").write(readme)
