@@ -70,6 +70,12 @@ class Router {
     double latency = 0;
   };
   using Tree = std::vector<TreeEntry>;
+  // The one search both use: nodes settled in (hops, latency, id) order from `root`, never through
+  // an endpoint that does not relay (but the root); relax(node, link id, link, offered (hops,
+  // latency) at link.to) for each link out of a settled node says whether link.to got a strictly
+  // better offer and is queued.
+  template <typename Relax>
+  void search_from(NodeId root, Relax&& relax) const;
   const Tree& tree_from(NodeId root);
   void append_tree_path(const Tree& tree, NodeId root, NodeId destination, Route& route) const;
 
