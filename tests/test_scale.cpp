@@ -219,6 +219,15 @@ TEST(SimulatorSymmetry, ClosedFormEqualsTodaysOnSymmetricPresets) {
     expect_symmetric_prediction_equals_todays(preset, counts);
 }
 
+TEST(SimulatorSymmetry, UnequalChunksWhereRoutesDifferWithinARowOrGroup) {
+  // The phased run (rotated_run.hpp): loads period N, routes that differ by phase, so slots are
+  // forced where a row end or group edge turns past them; one odd chunk, many, most; and a count
+  // whose chunks are equal (period P: the same walk over fewer slots).
+  const std::vector<std::int64_t> counts = {(std::int64_t{1} << 24) + 1, (std::int64_t{1} << 24) + 29, 1000, 63 * 4096};
+  for (const char* preset : {"torus2d:7x9", "torus2d:5x13,lat=3e-6", "dragonfly:4,routers=3,ranks=2,global=1"})
+    expect_symmetric_prediction_equals_todays(preset, counts);
+}
+
 TEST(SimulatorSymmetry, ClosedFormEqualsTodaysAtAThousandRanks) {
   const std::vector<std::int64_t> counts = {std::int64_t{1} << 24, (std::int64_t{1} << 24) + 3};
   for (const char* preset : {"torus2d:32x32", "dragonfly:2", "nvswitch:8,nodes:120", "ring:1000"})
