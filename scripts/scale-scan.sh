@@ -7,7 +7,7 @@
 # records its peak memory; times are CPU time. Writes OUT/closed-form-FAMILY.json, OUT/summary.csv
 # and OUT/README.md with the fields scripts/results-index.py reads (command, machine, date,
 # headline) and a table per family.
-# Usage: bash scripts/scale-scan.sh OUT [BUILD]   (FAMILIES="torus2d ring": fewer; LIMIT=60; RANDOM_N=10)
+# Usage: bash scripts/scale-scan.sh OUT [BUILD]   (FAMILIES="torus2d ring": fewer; LIMIT=60; RANDOM_N=10; JOBS=2)
 set -euo pipefail
 out=${1:?usage: $0 OUT [BUILD]}
 build=${2:-build/release}
@@ -15,14 +15,17 @@ scan=$build/bench/ringlab_closed_form_scan
 families=${FAMILIES:-switch torus2d ring nvswitch dragonfly}
 limit=${LIMIT:-30}
 random_n=${RANDOM_N:-10}
+jobs=${JOBS:-1}
 mkdir -p "$out"
-for family in $families; do
+for family in $families; do  # JOBS families at a time (times are CPU time, so they do not mix)
   echo "== $family" >&2
-  "$scan" --topology "$family" --random "$random_n" --uneven 0 --limit "$limit" > "$out/closed-form-$family.json"
+  "$scan" --topology "$family" --random "$random_n" --uneven 0 --limit "$limit" > "$out/closed-form-$family.json" &
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
 done
-python3 - "$out" "$limit" "$random_n" "$families" <<'PY'
+wait
+python3 - "$out" "$limit" "$random_n" "$families" "$jobs" <<'PY'
 import datetime, json, os, platform, subprocess, sys
-out, limit, random_n, families = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4].split()
+out, limit, random_n, families, jobs = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4].split(), sys.argv[5]
 rows = []
 for family in families:
     rows += json.load(open(os.path.join(out, f"closed-form-{family}.json")))["rows"]
@@ -75,7 +78,7 @@ for family in families:
                            + (f", {over} over {limit} s" if over else ""))
 readme = f"""# Closed-form prediction time at cluster scale (issue 33)
 
-- **command**: `LIMIT={limit} RANDOM_N={random_n} FAMILIES="{' '.join(families)}" bash scripts/scale-scan.sh {out}`
+- **command**: `LIMIT={limit} RANDOM_N={random_n} JOBS={jobs} FAMILIES="{' '.join(families)}" bash scripts/scale-scan.sh {out}`
 - **machine**: {cpu}, {os.cpu_count()} CPUs (shared with another build: every time is CPU time)
 - **date**: {datetime.date.today().isoformat()} (release build, commit {commit})
 - **headline**: worst first closed-form prediction of a 64 MiB float32 all-reduce: {'; '.join(worst_by_family)}

@@ -13,9 +13,11 @@
 // torus2d:RxC takes R the largest divisor of N up to its square root (1xN for a prime N).
 // Per (N, algorithm) also the model's construction (route costs' symmetry check) and the preset.
 // Every time is CPU time (the machine is shared). Each (N, algorithm) runs in a child process: one
-// past --limit seconds of CPU (default 30) is stopped and recorded as over the limit; the child's
+// past --limit seconds of CPU for its six predictions (default 30) is stopped and recorded as over the limit; the child's
 // peak resident memory and CPU time are recorded.
-//   ringlab_closed_form_scan [--random K] [--seed S] [--uneven K] [--topology FAMILY] [--max-ranks N]
+// --flow N,N,... times the flow-level model instead (ring, interval_paired, halving_doubling at
+// those N: CPU time, events and events a second).
+//   ringlab_closed_form_scan [--random K] [--seed S] [--uneven K] [--topology FAMILY] [--max-ranks N] [--flow N,...]
 #include <fmt/format.h>
 #include <poll.h>
 #include <sys/resource.h>
@@ -42,6 +44,7 @@
 
 #include "collectives/algorithms/algorithm.hpp"
 #include "simulator/closed_form.hpp"
+#include "simulator/flow_level.hpp"
 #include "topology/presets.hpp"
 
 namespace ringlab {
@@ -59,6 +62,7 @@ struct ScanOptions {
   std::string topology = "switch";
   int max_ranks = largest_ranks;
   int limit_seconds = 30;  // a (N, algorithm) still running then is recorded as over the limit
+  std::vector<int> flow_ranks;  // --flow N,N,...: the flow-level model at these N instead
 };
 
 // The preset of `family` with n ranks, or nothing when the family has no such size.
@@ -89,9 +93,17 @@ ScanOptions parse(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string_view flag = argv[i];
     if (i + 1 >= argc || (flag != "--random" && flag != "--seed" && flag != "--uneven" && flag != "--topology" &&
-                          flag != "--max-ranks" && flag != "--limit")) {
-      std::cerr << "usage: ringlab_closed_form_scan [--random K] [--seed S] [--uneven K] [--topology FAMILY] [--max-ranks N] [--limit S]\n";
+                          flag != "--max-ranks" && flag != "--limit" && flag != "--flow")) {
+      std::cerr << "usage: ringlab_closed_form_scan [--random K] [--seed S] [--uneven K] [--topology FAMILY] [--max-ranks N] [--limit S] [--flow N,N,...]\n";
       std::exit(2);
+    }
+    if (flag == "--flow") {
+      for (std::string_view list = argv[++i]; !list.empty();) {
+        const std::size_t comma = std::min(list.find(','), list.size());
+        options.flow_ranks.push_back(std::atoi(std::string(list.substr(0, comma)).c_str()));
+        list.remove_prefix(std::min(comma + 1, list.size()));
+      }
+      continue;
     }
     if (flag == "--topology") {
       options.topology = argv[++i];
@@ -186,8 +198,22 @@ nlohmann::json scan_one(const std::string& preset, int nranks, const char* algor
   return row;
 }
 
-// scan_one in a child process, killed past the limit; its peak memory from wait4.
-nlohmann::json scan_one_limited(const std::string& preset, int nranks, const char* algorithm, int limit_seconds) {
+// One flow-level prediction (whole transfers, a fresh model) in CPU time, with its events a second.
+nlohmann::json scan_flow_one(const std::string& preset, int nranks, const char* algorithm) {
+  const Topology topology = make_preset_topology(preset);
+  const Schedule schedule = make_schedule(algorithm, Collective::allreduce, nranks);
+  simulator::FlowLevelModel model(topology);
+  std::optional<simulator::FlowPrediction> predicted;
+  const double flow_ms = milliseconds_of([&] { predicted.emplace(model.predict(schedule, scan_count, DataType::float32)); });
+  return {{"nranks", nranks}, {"algorithm", algorithm}, {"topology", preset}, {"flow_ms", flow_ms},
+          {"events", predicted->events}, {"transfers", predicted->transfers},
+          {"events_per_s", flow_ms > 0 ? static_cast<double>(predicted->events) / (flow_ms * 1e-3) : 0.0},
+          {"predicted_seconds", predicted->prediction.seconds}};
+}
+
+// scan_one (or scan_flow_one) in a child process, stopped past the limit; its peak memory from wait4.
+nlohmann::json scan_one_limited(const std::string& preset, int nranks, const char* algorithm, int limit_seconds,
+                                bool flow = false) {
   int channel[2];
   if (pipe(channel) != 0) throw std::runtime_error("pipe failed");
   const pid_t child = fork();
@@ -196,7 +222,7 @@ nlohmann::json scan_one_limited(const std::string& preset, int nranks, const cha
     close(channel[0]);
     const rlimit cpu_limit{static_cast<rlim_t>(limit_seconds), static_cast<rlim_t>(limit_seconds) + 1};
     setrlimit(RLIMIT_CPU, &cpu_limit);  // past it: SIGXCPU, recorded as over the limit
-    const std::string text = scan_one(preset, nranks, algorithm).dump();
+    const std::string text = (flow ? scan_flow_one(preset, nranks, algorithm) : scan_one(preset, nranks, algorithm)).dump();
     std::size_t written = 0;
     while (written < text.size()) {
       const ssize_t n = write(channel[1], text.data() + written, text.size() - written);
@@ -207,8 +233,9 @@ nlohmann::json scan_one_limited(const std::string& preset, int nranks, const cha
   }
   close(channel[1]);
   std::string text;
-  // The child stops itself at limit_seconds of CPU time; the wall-clock deadline is a backstop.
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(4 * limit_seconds);
+  // The child stops itself at limit_seconds of CPU time; the wall-clock deadline is a backstop for
+  // a child that does not run (a load of 8 on 2 cores gives it a quarter of one).
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10 * limit_seconds);
   bool timed_out = false;
   for (;;) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
@@ -239,6 +266,17 @@ nlohmann::json scan_one_limited(const std::string& preset, int nranks, const cha
 
 int run(int argc, char** argv) {
   const ScanOptions options = parse(argc, argv);
+  if (!options.flow_ranks.empty()) {  // the flow-level goals' algorithms at the N given
+    nlohmann::json rows = nlohmann::json::array();
+    for (int nranks : options.flow_ranks)
+      if (const std::optional<std::string> preset = preset_for(options.topology, nranks))
+        for (const char* algorithm : {"ring", "interval_paired", "halving_doubling"}) {
+          rows.push_back(scan_one_limited(*preset, nranks, algorithm, options.limit_seconds, true));
+          std::cerr << rows.back().dump() << "\n";
+        }
+    std::cout << nlohmann::json{{"what", "flow-level prediction time (CPU), 64 MiB float32 all-reduce"}, {"rows", rows}}.dump(1) << "\n";
+    return 0;
+  }
   const std::set<int> ranks = ranks_to_scan(options);
   nlohmann::json rows = nlohmann::json::array();
   for (int nranks : ranks) {
