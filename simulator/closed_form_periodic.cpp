@@ -83,12 +83,14 @@ std::optional<Prediction> ClosedFormModel::predict_periodic(const Schedule& sche
     std::vector<std::vector<double>> bytes;  // [op][slot]: the bytes of the run's first step (frame 0)
     std::vector<Value> outgoing(slots), incoming(slots), reduction(slots);
     std::vector<Value> finish(slots, Value{0}), next_finish(slots, Value{0});
+    std::vector<double> sending(slots), receiving(slots), reduced(slots);
+    std::vector<Value> op_latencies;  // one op's, by phase
     std::size_t frame = 0;  // finish[i] is rank i - frame's (the frame turns with a run)
     bool loads_of_run = false;
     int walked_in_run = 0;
     for (std::size_t step = 0; step < steps.size(); ++step) {
       const Step& ops = steps[step];
-      if (loads_of_run && runs.rotation[step]) {
+      if (std::is_same_v<Value, Ticks> && loads_of_run && runs.rotation[step]) {  // runs: on ticks only
         const auto q = static_cast<std::size_t>(*runs.rotation[step]) % slots;
         if (walked_in_run > 0) {
           if constexpr (std::is_same_v<Value, Ticks>) {
@@ -106,7 +108,7 @@ std::optional<Prediction> ClosedFormModel::predict_periodic(const Schedule& sche
             step = runs.run_end[step] - 1;
             continue;
           } else {
-            throw std::logic_error("closed form: a run of rotated steps walked in seconds");  // runs.any
+            throw std::logic_error("closed form: a run of rotated steps walked in seconds");
           }
         }
         ++walked_in_run;  // turn the frame by q: finish[r] becomes finish[r - q]
@@ -121,8 +123,9 @@ std::optional<Prediction> ClosedFormModel::predict_periodic(const Schedule& sche
         }
         loads_of_run = true;
         walked_in_run = 0;
-        bytes.assign(ops.size(), std::vector<double>(slots));
-        std::vector<double> reduced(slots, 0.0);
+        bytes.resize(ops.size());
+        for (std::vector<double>& op_bytes : bytes) op_bytes.resize(slots);
+        std::fill(reduced.begin(), reduced.end(), 0.0);
         for (std::size_t i = 0; i < ops.size(); ++i) {
           std::int64_t begin = ops[i].chunks.begin % nchunks;
           for (std::size_t rank = 0; rank < slots; ++rank) {
@@ -137,28 +140,38 @@ std::optional<Prediction> ClosedFormModel::predict_periodic(const Schedule& sche
         }
         for (std::size_t rank = 0; rank < slots; ++rank) reduction[rank] = grid.ticks(gamma_seconds_per_byte_ * reduced[rank]);
       }
-      // Each slot's port loads at its rank's phase, op by op in the template's order.
-      for (std::size_t self = 0; self < slots; ++self) {
-        const std::size_t phase = (self % phases + phases - frame % phases) % phases;
-        double sending = 0, receiving = 0;
-        for (std::size_t i = 0; i < ops.size(); ++i)
-          (ops[i].kind == OpKind::send ? sending : receiving) += bytes[i][self] * step_costs[step][i]->seconds_per_byte[phase];
-        outgoing[self] = grid.ticks(sending);
-        incoming[self] = grid.ticks(receiving);
+      // Each slot's port loads at its rank's phase (slot i is rank i - frame), op by op in the
+      // template's order; then each transfer's end, op by op (maxima in any order are the same).
+      const std::size_t first_phase = (phases - frame % phases) % phases;  // slot 0's
+      std::fill(sending.begin(), sending.end(), 0.0);
+      std::fill(receiving.begin(), receiving.end(), 0.0);
+      for (std::size_t i = 0; i < ops.size(); ++i) {
+        const double* seconds_per_byte = step_costs[step][i]->seconds_per_byte.data();
+        std::vector<double>& port = ops[i].kind == OpKind::send ? sending : receiving;
+        for (std::size_t self = 0, phase = first_phase; self < slots; ++self, phase = phase + 1 == phases ? 0 : phase + 1)
+          port[self] += bytes[i][self] * seconds_per_byte[phase];
       }
       for (std::size_t self = 0; self < slots; ++self) {
-        const std::size_t phase = (self % phases + phases - frame % phases) % phases;
-        StepClock clock(finish[self]);
-        for (std::size_t i = 0; i < ops.size(); ++i) {
-          const Value latency = grid.ticks(step_costs[step][i]->latency_seconds[phase]);
-          const std::size_t peer = (self + static_cast<std::size_t>(ops[i].peer)) % slots;
-          if (ops[i].kind == OpKind::send)
-            clock.transfer(finish[self], finish[peer], latency, outgoing[self], incoming[peer]);
+        outgoing[self] = grid.ticks(sending[self]);
+        incoming[self] = grid.ticks(receiving[self]);
+      }
+      std::copy(finish.begin(), finish.end(), next_finish.begin());
+      for (std::size_t i = 0; i < ops.size(); ++i) {
+        op_latencies.clear();
+        for (double latency : step_costs[step][i]->latency_seconds) op_latencies.push_back(grid.ticks(latency));
+        const std::size_t offset = static_cast<std::size_t>(ops[i].peer) % slots;
+        const bool send = ops[i].kind == OpKind::send;
+        for (std::size_t self = 0, phase = first_phase, peer = offset; self < slots;
+             ++self, phase = phase + 1 == phases ? 0 : phase + 1, peer = peer + 1 == slots ? 0 : peer + 1) {
+          StepClock clock(next_finish[self]);
+          if (send)
+            clock.transfer(finish[self], finish[peer], op_latencies[phase], outgoing[self], incoming[peer]);
           else
-            clock.transfer(finish[peer], finish[self], latency, outgoing[peer], incoming[self]);
+            clock.transfer(finish[peer], finish[self], op_latencies[phase], outgoing[peer], incoming[self]);
+          next_finish[self] = clock.end();
         }
-        next_finish[self] = clock.advance(reduction[self]);
       }
+      for (std::size_t self = 0; self < slots; ++self) next_finish[self] = StepClock(next_finish[self]).advance(reduction[self]);
       finish.swap(next_finish);  // finish: after this step; next_finish: before it
     }
     Prediction prediction;
@@ -169,7 +182,19 @@ std::optional<Prediction> ClosedFormModel::predict_periodic(const Schedule& sche
       prediction.rank_finish_seconds[rank] = grid.seconds(finish[(rank + frame) % slots]);
     return prediction;
   };
-  if (!runs.any) return walk(SecondsGrid{});
+  // The lazy walk pays off where few slots are forced a step: phases whose routes differ from the
+  // next phase's, each forcing slots / P slots for itself and each peer (a torus: a row's last
+  // columns, 3 of P). Where they are a quarter of the slots or more (a dragonfly: every router's
+  // edge) or there is no rotated run, every slot is walked, in seconds.
+  std::size_t edges = 0;
+  for (std::size_t phase = 0; phase < phases; ++phase)
+    for (const auto& [op, cost] : costs_of)
+      if (cost.latency_seconds[phase] != cost.latency_seconds[(phase + 1) % phases] ||
+          cost.seconds_per_byte[phase] != cost.seconds_per_byte[(phase + 1) % phases]) {
+        ++edges;
+        break;
+      }
+  if (!runs.any || 4 * 3 * edges >= phases) return walk(SecondsGrid{});
   // The grid: 2^-61 of a bound on the longest the schedule can take (each step's slowest route's
   // latency plus its largest chunks at its slowest routes), as closed_form_circulant.cpp's.
   const double chunk_bytes = static_cast<double>(count / nchunks + (count % nchunks != 0 ? 1 : 0)) * bytes_per_element;
