@@ -142,18 +142,24 @@ TEST(SimulatorSymmetry, RouteCostsFromRepresentativesEqualTheRoutersRoutes) {
     expect_route_costs_equal_the_routers(make_preset_topology(preset));
 }
 
-TEST(SimulatorSymmetry, ARepresentativeWhoseRoutesTieWithUnequalBottlenecksIsPricedWithoutIt) {
-  // Two ranks, each linked to switches 2 and 3; switch 2 is slower (a capacity). Swapping the
-  // ranks is an automorphism, but rank 0 reaches rank 1 through either switch in 2 hops: node ids
-  // decide, and the bottleneck differs. RouteCosts prices such a rank by the Router's routes.
-  Topology topology("tie");
-  topology.add_endpoint("rank0");
-  topology.add_endpoint("rank1");
-  topology.add_switch("slow", 5e9);
-  topology.add_switch("fast");
+// Two ranks, each linked to switches 2 and 3 (switch 2 limited to `first_capacity`), with the
+// swap of the ranks declared.
+Topology two_ranks_two_switches(double first_capacity) {
+  Topology topology("two switches");
+  for (const char* rank : {"rank0", "rank1"}) topology.add_endpoint(rank);
+  topology.add_switch("first", first_capacity);
+  topology.add_switch("second");
   for (NodeId rank : {0, 1})
     for (NodeId hub : {2, 3}) topology.add_link(rank, hub, {10e9, 1e-6});
   topology.set_rank_symmetry(RankSymmetry{{2}, {{1, 0, 2, 3}}});
+  return topology;
+}
+
+TEST(SimulatorSymmetry, ARepresentativeWhoseRoutesTieWithUnequalBottlenecksIsPricedWithoutIt) {
+  // Switch 2 slower: swapping the ranks is an automorphism, but rank 0 reaches rank 1 through
+  // either switch in 2 hops: node ids decide, and the bottleneck differs. RouteCosts prices such
+  // a rank by the Router's routes.
+  const Topology topology = two_ranks_two_switches(5e9);
   ASSERT_TRUE(rank_symmetry_holds(topology));
   RouteCosts costs(topology);
   EXPECT_TRUE(costs.symmetric());
@@ -163,14 +169,7 @@ TEST(SimulatorSymmetry, ARepresentativeWhoseRoutesTieWithUnequalBottlenecksIsPri
   EXPECT_EQ(costs.between(0, 1).seconds_per_byte, 1.0 / router.route(0, 1).bottleneck_bandwidth);
   EXPECT_EQ(costs.between(0, 1).seconds_per_byte, 1.0 / 5e9);  // through the lower-numbered switch
   // The same with both switches alike: one bottleneck, priced by symmetry.
-  Topology alike("no tie");
-  alike.add_endpoint("rank0");
-  alike.add_endpoint("rank1");
-  alike.add_switch("a");
-  alike.add_switch("b");
-  for (NodeId rank : {0, 1})
-    for (NodeId hub : {2, 3}) alike.add_link(rank, hub, {10e9, 1e-6});
-  alike.set_rank_symmetry(RankSymmetry{{2}, {{1, 0, 2, 3}}});
+  const Topology alike = two_ranks_two_switches(unlimited_capacity);
   RouteCosts alike_costs(alike);
   EXPECT_TRUE(alike_costs.priced_by_symmetry(0));
   EXPECT_EQ(alike_costs.between(1, 0).seconds_per_byte, 1.0 / 10e9);
