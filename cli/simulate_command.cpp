@@ -26,6 +26,7 @@
 #include "bench/src/bench_report.hpp"
 #include "report/result_row.hpp"
 #include "cli/sweep_arguments.hpp"
+#include "cli/progress_line.hpp"
 #include "cli/time_limit.hpp"
 #include "topology/topology_io.hpp"
 #include "simulator/type_op_gamma.hpp"
@@ -55,6 +56,7 @@ struct SimulateArguments {
   std::string profile;
   double device_tflops = 0;
   double time_limit_seconds = default_time_limit_seconds;
+  double progress_after_seconds = 2;  // a progress line once the sweep has run this long
 };
 
 // The sweep options of a prediction: one "iteration", nothing checked (#wrong is N/A), the type
@@ -225,6 +227,12 @@ int run_simulate(const SimulateArguments& arguments, TimeLimit& time_limit) {
   if (!options.quiet) print_simulate_header(run, model_info, options, topology);
   std::vector<report::ResultRow> rows;
   std::vector<std::string> busiest;  // per algorithm, at the largest size
+  // A prediction's cost grows with its bytes for the flow-level model (pieces), hardly for the closed form.
+  const auto weight_of = [&](const bench::SweepSize& size) { return model_info.cuts_segments ? 4096.0 + static_cast<double>(size.bytes) : 1.0; };
+  double total_weight = 0;
+  for (const bench::SweepSize& size : sizes) total_weight += weight_of(size) * static_cast<double>(schedules.size());
+  ProgressLine progress("simulate", total_weight, static_cast<int>(sizes.size() * schedules.size()),
+                        arguments.progress_after_seconds, !options.quiet);
   for (const bench::SweepSize& size : sizes) {
     std::vector<report::ResultRow> size_rows;
     for (std::size_t i = 0; i < schedules.size(); ++i) {
@@ -265,6 +273,7 @@ int run_simulate(const SimulateArguments& arguments, TimeLimit& time_limit) {
         if (!in_place) out_of_place_seconds = seconds;
         size_rows.push_back(predicted_row(options.algorithms[i], size, seconds, in_place, nranks));
       }
+      progress.done(weight_of(size));
     }
     if (!options.quiet) bench::print_size_rows(stdout, size_rows, options);
     rows.insert(rows.end(), size_rows.begin(), size_rows.end());
@@ -397,6 +406,11 @@ CommandRunner add_simulate_command(CLI::App& app, const std::string& command_lin
                       "With --workload: compute from each layer's FLOPs at this assumed TFLOP/s")
       ->check(number_in({0, 1e6, "TFLOP/s", true}));
   add_time_limit_option(*command, arguments->time_limit_seconds);
+  command->add_option("--progress-after", arguments->progress_after_seconds,
+                      "Seconds after which a sweep prints a progress line with the time left on stderr, at most once a "
+                      "second (not with --quiet)")
+      ->capture_default_str()
+      ->check(number_in({0, 1e6, "s"}));
   return [arguments] {
     TimeLimit time_limit("simulate", arguments->time_limit_seconds);
     return arguments->workload.empty() ? run_simulate(*arguments, time_limit)

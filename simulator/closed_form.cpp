@@ -37,7 +37,7 @@ ClosedFormModel& ClosedFormModel::at_footprint(double footprint_bytes) {
 }
 
 // The shortcuts first, each where it equals the walk (closed_form_symmetric.cpp,
-// closed_form_circulant.cpp, closed_form_compact.cpp, closed_form_alike.cpp), else the walk.
+// closed_form_circulant.cpp, closed_form_periodic.cpp, closed_form_compact.cpp, closed_form_alike.cpp), else the walk.
 Prediction ClosedFormModel::predict(const PreparedSchedule& prepared, std::int64_t count, DataType type,
                                     Placement placement) {
   const Schedule& schedule = prepared.schedule();
@@ -48,6 +48,7 @@ Prediction ClosedFormModel::predict(const PreparedSchedule& prepared, std::int64
   check_schedule(schedule, route_costs_.topology(), count, OpChecks::header_only);  // ops: when packed, or in pass 1
   if (std::optional<Prediction> symmetric = predict_symmetric(schedule, count, type)) return *std::move(symmetric);
   if (std::optional<Prediction> circulant = predict_circulant(schedule, count, type)) return *std::move(circulant);
+  if (std::optional<Prediction> periodic = predict_periodic(schedule, count, type)) return *std::move(periodic);
   if (const CompactSchedule* compact = prepared.compact()) return predict_compact(schedule, *compact, count, type);
   const OpBytes bytes_of(schedule, count, type);
   if (std::optional<Prediction> alike = predict_alike(schedule, route_costs_, gamma_seconds_per_byte_, bytes_of))

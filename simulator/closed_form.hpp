@@ -112,6 +112,7 @@ class ClosedFormModel {
   // nothing (std::nullopt) where that condition does not hold.
   std::optional<Prediction> predict_symmetric(const Schedule& schedule, std::int64_t count, DataType type);  // closed_form_symmetric.cpp
   std::optional<Prediction> predict_circulant(const Schedule& schedule, std::int64_t count, DataType type);  // closed_form_circulant.cpp
+  std::optional<Prediction> predict_periodic(const Schedule& schedule, std::int64_t count, DataType type);  // closed_form_periodic.cpp
   Prediction predict_compact(const Schedule& schedule, const CompactSchedule& compact, std::int64_t count, DataType type);  // closed_form_compact.cpp
   // The walk every shortcut equals (closed_form_walk.cpp), in windows of steps.
   Prediction predict_walk(const Schedule& schedule, const OpBytes& bytes_of);

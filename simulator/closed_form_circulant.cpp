@@ -42,50 +42,12 @@ void relax(const Value* __restrict outgoing, const Value* __restrict incoming, c
   }
 }
 
-// For each step of a circulant template: q when the step is the step before it moved by q ranks
-// (same op kinds, peers and widths, every chunk range shifted by q * nchunks / nranks), i.e. when
-// rank r's costs in this step are rank r + q's in the step before; nothing otherwise.
-std::vector<std::optional<std::int64_t>> rotations_between_steps(const Schedule& schedule) {
-  const std::vector<Step>& steps = schedule.programs.front().steps;
-  std::vector<std::optional<std::int64_t>> rotation(steps.size());
-  const std::int64_t nchunks = schedule.nchunks;
-  const std::int64_t chunk_shift = nchunks / schedule.nranks;
-  if (!schedule.circulant || chunk_shift == 0 || nchunks % schedule.nranks != 0) return rotation;
-  for (std::size_t step = 1; step < steps.size(); ++step) {
-    const Step& before = steps[step - 1];
-    const Step& now = steps[step];
-    if (now.size() != before.size() || now.empty()) continue;
-    std::optional<std::int64_t> shift;
-    for (std::size_t i = 0; i < now.size(); ++i) {
-      const Op& a = before[i];
-      const Op& b = now[i];
-      const std::int64_t moved = ((b.chunks.begin - a.chunks.begin) % nchunks + nchunks) % nchunks;
-      if (a.kind != b.kind || a.peer != b.peer || a.chunks.size() != b.chunks.size() || moved % chunk_shift != 0 ||
-          (shift && *shift != moved)) {
-        shift.reset();
-        break;
-      }
-      shift = moved;
-    }
-    if (shift) rotation[step] = *shift / chunk_shift;
-  }
-  return rotation;
-}
-
 // The circulant walk's times are whole ticks of `unit` seconds: every load, latency and
 // reduction is rounded to the grid once, and from then on sums and maxima are exact, so ranks
 // that run alike finish alike to the tick (rotated_run.hpp). The unit is 2^-61 of a bound on
 // the longest the schedule can take (every step's longest latency plus its largest chunks at its
 // slowest routes), so no finish overflows and rounding moves one by at most a tick a step:
 // about 1e-13 of the time after 2^17 steps.
-// Times are never negative, so rounding is adding a half and truncating (no libm call: the
-// walk converts every rank's loads at every step).
-struct TickGrid {
-  double unit = 1;
-  double ticks_per_second = 1;
-  Ticks ticks(double seconds) const { return static_cast<Ticks>(seconds * ticks_per_second + 0.5); }
-  double seconds(Ticks value) const { return unit * static_cast<double>(value); }
-};
 TickGrid tick_grid(const Schedule& schedule, const TemplateRoutes& routes, std::int64_t count,
                    double bytes_per_element, double gamma_seconds_per_byte) {
   const std::int64_t largest_chunk = count / schedule.nchunks + (count % schedule.nchunks != 0 ? 1 : 0);
@@ -117,6 +79,41 @@ struct SecondsGrid {
 
 }  // namespace
 
+RotatedSteps rotated_steps(const Schedule& schedule) {
+  const std::vector<Step>& steps = schedule.programs.front().steps;
+  RotatedSteps found;
+  found.rotation.resize(steps.size());
+  found.run_end.resize(steps.size());
+  const std::int64_t nchunks = schedule.nchunks;
+  const std::int64_t chunk_shift = nchunks / schedule.nranks;
+  if (schedule.circulant && chunk_shift != 0 && nchunks % schedule.nranks == 0)
+    for (std::size_t step = 1; step < steps.size(); ++step) {
+      const Step& before = steps[step - 1];
+      const Step& now = steps[step];
+      if (now.size() != before.size() || now.empty()) continue;
+      std::optional<std::int64_t> shift;
+      for (std::size_t i = 0; i < now.size(); ++i) {
+        const Op& a = before[i];
+        const Op& b = now[i];
+        const std::int64_t moved = ((b.chunks.begin - a.chunks.begin) % nchunks + nchunks) % nchunks;
+        if (a.kind != b.kind || a.peer != b.peer || a.chunks.size() != b.chunks.size() || moved % chunk_shift != 0 ||
+            (shift && *shift != moved)) {
+          shift.reset();
+          break;
+        }
+        shift = moved;
+      }
+      if (shift) found.rotation[step] = *shift / chunk_shift;
+    }
+  for (std::size_t step = steps.size(); step-- > 0;)
+    found.run_end[step] = step + 1 < steps.size() && found.rotation[step + 1] && found.rotation[step + 1] == found.rotation[step]
+                              ? found.run_end[step + 1]
+                              : step + 1;
+  for (std::size_t step = 1; step < steps.size(); ++step)
+    found.any = found.any || (found.rotation[step - 1] && found.rotation[step]);
+  return found;
+}
+
 std::size_t loads_period(int nranks, std::int64_t nchunks, std::int64_t count) {
   const std::int64_t chunk_period = nchunks / std::gcd(nchunks, count % nchunks);
   const std::int64_t rank_period = chunk_period / std::gcd(chunk_period, nchunks / nranks);
@@ -145,16 +142,11 @@ std::optional<Prediction> ClosedFormModel::predict_circulant(const Schedule& sch
   // In that frame every step of the run is the same max-plus operator: after the run's first two
   // steps, walk_rotated_run computes only the ranks whose sources advanced unevenly, and once none
   // is left adds the rest of the run in one go (extrapolated).
-  const std::vector<std::optional<std::int64_t>> rotation = rotations_between_steps(schedule);
-  std::vector<std::size_t> run_end(steps.size());  // first step after `step` that turns otherwise
-  for (std::size_t step = steps.size(); step-- > 0;)
-    run_end[step] = step + 1 < steps.size() && rotation[step + 1] && rotation[step + 1] == rotation[step]
-                        ? run_end[step + 1]
-                        : step + 1;
+  const RotatedSteps runs = rotated_steps(schedule);
+  const std::vector<std::optional<std::int64_t>>& rotation = runs.rotation;
+  const std::vector<std::size_t>& run_end = runs.run_end;
   // Runs of rotated steps compare advances, exactly on the tick grid; any other walk keeps seconds.
-  bool rotated_runs = false;
-  for (std::size_t step = 1; step < steps.size(); ++step)
-    rotated_runs = rotated_runs || (rotation[step - 1] && rotation[step]);
+  const bool rotated_runs = runs.any;
   auto walk = [&](const auto& grid) -> Prediction {
     using Value = decltype(grid.ticks(0.0));
     std::vector<double> outgoing_seconds(slots), incoming_seconds(slots), reduced_bytes(slots);

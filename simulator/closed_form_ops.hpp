@@ -41,6 +41,18 @@ inline std::optional<TemplateRoutes> template_routes(const Schedule& schedule, R
   return routes;
 }
 
+// For each step of a circulant template: q when the step is the step before it moved by q ranks
+// (same op kinds, peers and widths, every chunk range shifted by q * nchunks / nranks), i.e. when
+// rank r's costs in this step are rank r + q's in the step before; nothing otherwise. run_end:
+// the first step after `step` that turns otherwise; any: whether some run has two steps or more.
+// (closed_form_circulant.cpp)
+struct RotatedSteps {
+  std::vector<std::optional<std::int64_t>> rotation;
+  std::vector<std::size_t> run_end;
+  bool any = false;
+};
+RotatedSteps rotated_steps(const Schedule& schedule);
+
 // An op's bytes at `count` elements of `type`: element_count(range, count, nchunks) from a table
 // of chunk starts, without its divisions. Equal chunks (count a multiple of nchunks): the width
 // alone, without the table, whose random look-ups miss the cache at large N.

@@ -29,6 +29,16 @@ namespace ringlab::simulator {
 
 using Ticks = std::int64_t;  // a time on the closed form's grid
 
+// Seconds on the grid of `unit` seconds a tick (closed_form_circulant.cpp's tick_grid chooses it).
+// Times are never negative, so rounding is adding a half and truncating (no libm call: the
+// walks convert every rank's loads at every step).
+struct TickGrid {
+  double unit = 1;
+  double ticks_per_second = 1;
+  Ticks ticks(double seconds) const { return static_cast<Ticks>(seconds * ticks_per_second + 0.5); }
+  double seconds(Ticks value) const { return unit * static_cast<double>(value); }
+};
+
 struct RotatedRunOp {
   std::size_t offset = 0;  // the peer: slot + offset (mod N), 0 <= offset < N
   bool sending = false;
@@ -51,5 +61,27 @@ struct RotatedRunWalk {
 // it. The caller turns its frame by steps * q.
 RotatedRunWalk walk_rotated_run(const RotatedRunLoads& loads, std::span<const RotatedRunOp> ops, std::size_t q,
                                 int steps, std::vector<Ticks>& finish, std::span<const Ticks> before_turn);
+
+// The same for a run on a network whose route costs repeat every `period` ranks but differ within
+// it (closed_form_periodic.cpp: a torus's row, a dragonfly's group): slot i is rank i - frame, so
+// its routes, hence its port loads, are those of phase (i - frame) mod period and turn against
+// the slots. A slot that reads a rank whose phase's routes differ from the phase q after runs a
+// different operator than in the step before: it is computed whatever its sources did (a torus's
+// row ends: O(rows) slots a step), and such a run is never added in one go.
+struct PhasedRunOp {
+  std::size_t offset = 0;  // the peer: slot + offset (mod N)
+  bool sending = false;
+  std::span<const Ticks> latency;            // [phase]: the route's, from the slot (send) or to it
+  std::span<const double> seconds_per_byte;  // [phase]
+  std::span<const double> bytes;             // [slot]: the run's first step's
+};
+struct PhasedRun {
+  std::size_t period = 1;
+  std::size_t frame = 0;  // finish[i] (as given) is rank i - frame's
+  TickGrid grid;
+  std::span<const Ticks> reduction;  // [slot]: gamma x the bytes it reduces
+};
+RotatedRunWalk walk_phased_run(const PhasedRun& run, std::span<const PhasedRunOp> ops, std::size_t q, int steps,
+                               std::vector<Ticks>& finish, std::span<const Ticks> before_turn);
 
 }  // namespace ringlab::simulator

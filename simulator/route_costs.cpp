@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "topology/symmetry.hpp"
+
 namespace ringlab::simulator {
 namespace {
 
@@ -17,7 +19,124 @@ RouteCosts::RouteCosts(const Topology& topology, std::size_t cache_budget_bytes)
       max_rows_(cache_budget_bytes / (std::max<std::size_t>(1, static_cast<std::size_t>(nranks_)) * sizeof(RouteCost))),
       rows_by_offset_(static_cast<std::size_t>(nranks_)),
       uplinks_(uplinks_of(topology, switches_)),
-      switch_rows_(switches_.size()) {}
+      switch_rows_(switches_.size()) {
+  if (!rank_symmetry_holds(topology)) return;
+  const RankSymmetry& declared = *topology.rank_symmetry();
+  Symmetry symmetry;
+  symmetry.radices = declared.radices;
+  const std::size_t digits = declared.radices.size();
+  symmetry.places.assign(digits, 1);
+  symmetry.representative_places.assign(digits, 0);
+  int representatives = 1;
+  for (std::size_t digit = digits; digit-- > 0;) {
+    if (digit + 1 < digits) symmetry.places[digit] = symmetry.places[digit + 1] * declared.radices[digit + 1];
+    if (declared.turns[digit].empty()) {
+      symmetry.representative_places[digit] = representatives;
+      representatives *= declared.radices[digit];
+    }
+  }
+  // Adding P = the leading digit's place (mod N) turns the leading digit: an automorphism that
+  // takes (r, r + offset) to (r + P, r + P + offset) when that digit turns.
+  symmetry.offset_period = declared.turns.front().empty() ? nranks_ : symmetry.places.front();
+  symmetry.rows.resize(static_cast<std::size_t>(representatives));
+  symmetry.usable.assign(static_cast<std::size_t>(representatives), 0);
+  symmetry_ = std::move(symmetry);
+}
+
+const RouteCost* RouteCosts::symmetric_cost(int source_rank, int destination_rank) {
+  Symmetry& symmetry = *symmetry_;
+  int representative = 0;  // the source with its turning digits 0
+  std::size_t index = 0;
+  int turned_back = 0;     // the destination turned back by the source's turning digits
+  int source = source_rank;
+  int destination = destination_rank;
+  for (std::size_t digit = symmetry.radices.size(); digit-- > 0;) {
+    const int radix = symmetry.radices[digit];
+    const int source_digit = source % radix;
+    const int destination_digit = destination % radix;
+    source /= radix;
+    destination /= radix;
+    const int place = symmetry.places[digit];
+    if (symmetry.representative_places[digit] == 0 && radix > 1) {
+      turned_back += (destination_digit - source_digit + radix) % radix * place;
+    } else {
+      representative += source_digit * place;
+      index += static_cast<std::size_t>(source_digit * symmetry.representative_places[digit]);
+      turned_back += destination_digit * place;
+    }
+  }
+  if (symmetry.usable[index] == 0) symmetry.usable[index] = fill_representative_row(index, representative) ? 1 : 2;
+  if (symmetry.usable[index] != 1) return nullptr;
+  return &symmetry.rows[index][static_cast<std::size_t>(turned_back)];
+}
+
+// The representative's costs to every rank, as the Router's routes give them: from its own search
+// when endpoints relay, else through its best first hop (the Router's rule: a direct link, else
+// the neighbour switch whose search reaches the destination in the fewest (hops, latency), the
+// lowest id on a tie). False when a route's bottleneck depends on how node ids break a tie.
+bool RouteCosts::fill_representative_row(std::size_t index, int representative) {
+  const Topology& topology = router_.topology();
+  const NodeId source = topology.endpoint_node(representative);
+  std::vector<RouteCost> row(static_cast<std::size_t>(nranks_));
+  if (topology.endpoints_forward()) {
+    const std::vector<Router::CostFromRoot> costs = router_.costs_from(source);
+    for (int rank = 0; rank < nranks_; ++rank) {
+      const Router::CostFromRoot& cost = costs[static_cast<std::size_t>(topology.endpoint_node(rank))];
+      if (cost.hops < 0 || !cost.bottleneck_unique) return false;
+      row[static_cast<std::size_t>(rank)] = {cost.latency, seconds_per_byte_of(cost.bottleneck)};
+    }
+  } else {
+    struct FirstHop {
+      DirectedLinkId link;
+      std::vector<Router::CostFromRoot> rest;  // empty: an endpoint (reached by this link only)
+    };
+    std::vector<FirstHop> hops;
+    for (DirectedLinkId id = 0; id < topology.num_directed_links(); ++id) {
+      const DirectedLink& link = topology.directed_link(id);
+      if (link.from != source) continue;
+      hops.push_back({id, topology.rank_of(link.to) >= 0 ? std::vector<Router::CostFromRoot>{} : router_.costs_from(link.to)});
+    }
+    std::sort(hops.begin(), hops.end(), [&](const FirstHop& a, const FirstHop& b) {
+      return std::pair(topology.directed_link(a.link).to, a.link) < std::pair(topology.directed_link(b.link).to, b.link);
+    });
+    for (int rank = 0; rank < nranks_; ++rank) {
+      const NodeId destination = topology.endpoint_node(rank);
+      RouteCost& entry = row[static_cast<std::size_t>(rank)];
+      if (destination == source) continue;  // no link: {0, 0}
+      bool found = false;
+      bool unique = true;
+      std::pair<std::int32_t, double> best;
+      double best_bottleneck = 0;
+      for (const FirstHop& hop : hops) {
+        const DirectedLink& first = topology.directed_link(hop.link);
+        if (first.to == destination) {  // a direct link is the route
+          found = true;
+          unique = true;
+          best = {1, first.latency};
+          best_bottleneck = first.bandwidth;
+          break;
+        }
+        if (hop.rest.empty()) continue;
+        const Router::CostFromRoot& rest = hop.rest[static_cast<std::size_t>(destination)];
+        if (rest.hops < 0) continue;
+        const std::pair<std::int32_t, double> cost(1 + rest.hops, first.latency + rest.latency);
+        const double bottleneck = std::min({first.bandwidth, topology.node(first.to).capacity, rest.bottleneck});
+        if (!found || cost < best) {
+          found = true;
+          best = cost;
+          best_bottleneck = bottleneck;
+          unique = rest.bottleneck_unique;
+        } else if (cost == best) {
+          unique = unique && rest.bottleneck_unique && bottleneck == best_bottleneck;
+        }
+      }
+      if (!found || !unique) return false;
+      entry = {best.second, seconds_per_byte_of(best_bottleneck)};
+    }
+  }
+  symmetry_->rows[index] = std::move(row);
+  return true;
+}
 
 std::vector<RouteCosts::Uplink> RouteCosts::uplinks_of(const Topology& topology, std::vector<NodeId>& switches) {
   std::vector<Uplink> uplinks(static_cast<std::size_t>(topology.num_endpoints()));

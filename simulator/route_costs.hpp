@@ -13,6 +13,13 @@
 // still costs one look-up per transfer. Its latency is the link's plus the row's, summed in that
 // order (the Router sums link by link: equal up to rounding when the switch's route has two or
 // more links).
+// A topology whose declared rank symmetry holds (topology/symmetry.hpp: torus2d, ring, dragonfly,
+// nvswitch with whole units) costs from rank s to rank d what its representative (s with every
+// turning digit 0) costs to d turned back by s's digits, when the routes from that representative
+// have one bottleneck whatever node ids decide (Router::costs_from): one row of N costs per
+// representative, from one shortest-path search, instead of a row per offset and a tree per rank.
+// A representative whose routes could differ in bottleneck, and any topology whose symmetry does
+// not hold, are priced as above.
 #pragma once
 
 #include <algorithm>
@@ -39,6 +46,8 @@ class RouteCosts {
   // Always inlined: the closed form's walks call it once per op, millions of times.
   [[gnu::always_inline]] RouteCost between(int source_rank, int destination_rank) {
     if (source_rank >= 0 && source_rank < nranks_ && destination_rank >= 0 && destination_rank < nranks_) {
+      if (symmetry_)
+        if (const RouteCost* cost = symmetric_cost(source_rank, destination_rank)) return *cost;
       const Uplink& uplink = uplinks_[static_cast<std::size_t>(source_rank)];
       if (uplink.row >= 0 && source_rank != destination_rank) {
         const auto& row = switch_rows_[static_cast<std::size_t>(uplink.row)];
@@ -66,7 +75,30 @@ class RouteCosts {
 
   const Topology& topology() const { return router_.topology(); }
 
+  // Whether the topology's rank symmetry holds (priced from representatives, as above), and the
+  // period P it gives a circulant schedule: rank r reaches r + offset (mod N) at the cost rank
+  // r + P does (P = the place of the leading digit when it turns, N otherwise; 1 on ring:N).
+  bool symmetric() const { return symmetry_.has_value(); }
+  int offset_period() const { return symmetry_ ? symmetry_->offset_period : nranks_; }
+  // Whether routes from this rank are priced from its representative's row (filled on demand):
+  // false without a symmetry, or where a route's bottleneck depends on a tie.
+  bool priced_by_symmetry(int source_rank) {
+    return symmetry_ && source_rank >= 0 && source_rank < nranks_ && symmetric_cost(source_rank, source_rank) != nullptr;
+  }
+
  private:
+  // The symmetry's digits and the rows of its representatives (symmetric_cost).
+  struct Symmetry {
+    std::vector<int> radices;               // most significant first
+    std::vector<int> places;                // each digit's place value
+    std::vector<int> representative_places; // a non-turning digit's place in the representatives' index; 0 turning
+    std::vector<std::vector<RouteCost>> rows;  // [representative]: its costs to every rank; empty: not yet
+    std::vector<unsigned char> usable;         // [representative]: 0 unknown, 1 usable, 2 priced as without symmetry
+    int offset_period = 0;
+  };
+  // The cost from the representative's row, or nullptr where the row is not usable.
+  const RouteCost* symmetric_cost(int source_rank, int destination_rank);
+  bool fill_representative_row(std::size_t index, int representative);
   RouteCost look_up(int source_rank, int destination_rank);  // fills the cache
   RouteCost compute(int source_rank, int destination_rank);
 
@@ -93,6 +125,7 @@ class RouteCosts {
   std::vector<NodeId> switches_;                       // [Uplink::row]: the switch
   std::vector<Uplink> uplinks_;                        // [rank]
   std::vector<std::vector<SwitchRoute>> switch_rows_;  // [Uplink::row][rank]; empty: not cached
+  std::optional<Symmetry> symmetry_;
   enum class Uniformity : unsigned char { unknown, uniform, varies };
   std::vector<Uniformity> uniformity_by_offset_;  // allocated on the first uniform_cost call
   Uniformity every_pair_ = Uniformity::unknown;

@@ -21,7 +21,7 @@ namespace {
 
 constexpr int steps = 5;
 constexpr int global_batch = 12;  // a multiple of 2, 3 and 4
-constexpr double tolerance = 1e-5;
+constexpr double parallel_tolerance = 1e-5;
 
 struct RunOutcome {
   std::vector<double> losses;
@@ -86,11 +86,11 @@ double relative_parameter_difference(const RunOutcome& reference, const RunOutco
 void expect_same_training(const RunOutcome& reference, const RunOutcome& other, const std::string& what) {
   ASSERT_EQ(reference.losses.size(), other.losses.size()) << what;
   for (std::size_t s = 0; s < reference.losses.size(); ++s)
-    EXPECT_LE(std::abs(reference.losses[s] - other.losses[s]), tolerance * std::abs(reference.losses[s]))
+    EXPECT_LE(std::abs(reference.losses[s] - other.losses[s]), parallel_tolerance * std::abs(reference.losses[s]))
         << what << " step " << s << ": " << reference.losses[s] << " vs " << other.losses[s];
   ASSERT_EQ(reference.parameters.size(), other.parameters.size()) << what;
   const double difference = relative_parameter_difference(reference, other);
-  EXPECT_LE(difference, tolerance) << what << ": largest parameter difference (relative) " << difference;
+  EXPECT_LE(difference, parallel_tolerance) << what << ": largest parameter difference (relative) " << difference;
   EXPECT_EQ(other.parameter_spread, 0.0) << what << ": ranks disagree on the model";
   std::printf("%s: largest parameter difference %.3g of the largest parameter; last loss %.9g vs %.9g\n",
               what.c_str(), difference, other.losses.back(), reference.losses.back());
@@ -105,11 +105,11 @@ TEST(TrainingParallel, ReferenceLearnsSomething) {
   EXPECT_LT(reference().losses.back(), reference().losses.front());
 }
 
-// The comparison is sensitive: a learning rate 1 % off moves the weights far beyond the tolerance.
+// The comparison is sensitive: a learning rate 1 % off moves the weights far beyond the parallel_tolerance.
 TEST(TrainingParallel, ComparisonDetectsADifferentUpdate) {
   TrainConfig config = tiny_config(Mode::dp, "ring");
   config.sgd.learning_rate *= 1.01f;
-  EXPECT_GT(relative_parameter_difference(reference(), train(config, 2)), 10 * tolerance);
+  EXPECT_GT(relative_parameter_difference(reference(), train(config, 2)), 10 * parallel_tolerance);
 }
 
 class TrainingEquivalence : public ::testing::TestWithParam<std::tuple<Mode, std::string, int>> {};

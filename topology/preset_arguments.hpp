@@ -44,5 +44,6 @@ Topology torus2d(const PresetArguments& arguments);
 Topology pcie_tree(const PresetArguments& arguments);
 Topology nvswitch_cluster(const PresetArguments& arguments);
 Topology host_shm(const PresetArguments& arguments);
+Topology dragonfly(const PresetArguments& arguments);
 
 }  // namespace ringlab::presets

@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
+#include <utility>
+#include <vector>
 
 #include "topology/preset_arguments.hpp"
 
@@ -54,6 +57,10 @@ Topology ring(const PresetArguments& arguments) {
   Topology topology = direct_network(arguments, n, cycle_links(n));
   for (std::int64_t i = 0; i < cycle_links(n); ++i)
     topology.add_link(static_cast<NodeId>(i), static_cast<NodeId>((i + 1) % n), link);
+  // Turning the ring by one rank maps it onto itself.
+  std::vector<NodeId> turn(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) turn[static_cast<std::size_t>(i)] = static_cast<NodeId>((i + 1) % n);
+  topology.set_rank_symmetry(RankSymmetry{{static_cast<int>(n)}, {std::move(turn)}});
   return topology;
 }
 
@@ -75,6 +82,15 @@ Topology torus2d(const PresetArguments& arguments) {
   for (std::int64_t column = 0; column < columns; ++column)
     for (std::int64_t row = 0; row < cycle_links(rows); ++row)
       topology.add_link(at(row, column), at((row + 1) % rows, column), link);
+  // Moving every rank one row down, or one column right (with wrap-around), maps the torus onto itself.
+  std::vector<NodeId> down(static_cast<std::size_t>(rows * columns));
+  std::vector<NodeId> right(down.size());
+  for (std::int64_t row = 0; row < rows; ++row)
+    for (std::int64_t column = 0; column < columns; ++column) {
+      down[static_cast<std::size_t>(at(row, column))] = at((row + 1) % rows, column);
+      right[static_cast<std::size_t>(at(row, column))] = at(row, (column + 1) % columns);
+    }
+  topology.set_rank_symmetry(RankSymmetry{{static_cast<int>(rows), static_cast<int>(columns)}, {std::move(down), std::move(right)}});
   return topology;
 }
 
@@ -126,7 +142,13 @@ Topology nvswitch_cluster(const PresetArguments& arguments) {
   for (std::int64_t node = 0; node < nodes; ++node) topology.add_switch(fmt::format("node{}.nvswitch", node));
   for (std::int64_t rank = 0; rank < nodes * gpus; ++rank)
     topology.add_link(static_cast<NodeId>(rank), first_nvswitch + static_cast<NodeId>(rank / gpus), nvlink);
-  if (nodes == 1) return topology;
+  if (nodes == 1) {  // turning the GPUs of the one node maps it onto itself
+    std::vector<NodeId> turn(static_cast<std::size_t>(topology.num_nodes()));
+    for (std::int64_t id = 0; id < topology.num_nodes(); ++id)
+      turn[static_cast<std::size_t>(id)] = static_cast<NodeId>(id < gpus ? (id + 1) % gpus : id);
+    topology.set_rank_symmetry(RankSymmetry{{static_cast<int>(gpus)}, {std::move(turn)}});
+    return topology;
+  }
   const auto first_leaf = static_cast<NodeId>(first_nvswitch + nodes);
   for (std::int64_t unit = 0; unit < units; ++unit)
     for (std::int64_t rail = 0; rail < gpus; ++rail) topology.add_switch(fmt::format("unit{}.rail{}.leaf", unit, rail));
@@ -142,6 +164,118 @@ Topology nvswitch_cluster(const PresetArguments& arguments) {
     for (std::int64_t rail = 0; rail < gpus; ++rail)
       topology.add_link(first_leaf + static_cast<NodeId>(unit * gpus + rail), spine, uplink);
   }
+  // With whole units (the last as full as the others), turning the unit, the node within its unit
+  // or the rail (GPU) maps the cluster onto itself: ranks are the digits (unit, node, gpu).
+  const std::int64_t per_unit = std::min(leaf_ports, nodes);
+  if (nodes % per_unit == 0) {
+    const auto size = static_cast<std::size_t>(topology.num_nodes());
+    std::vector<std::vector<NodeId>> turns(3, std::vector<NodeId>(size));
+    for (std::size_t digit = 0; digit < 3; ++digit)
+      for (std::size_t id = 0; id < size; ++id) turns[digit][id] = static_cast<NodeId>(id);
+    const auto gpu_node = [&](std::int64_t unit, std::int64_t node, std::int64_t gpu) {
+      return static_cast<NodeId>((unit * per_unit + node) * gpus + gpu);
+    };
+    for (std::int64_t unit = 0; unit < units; ++unit)
+      for (std::int64_t node = 0; node < per_unit; ++node) {
+        const std::int64_t whole = unit * per_unit + node;
+        const std::int64_t next_unit = (unit + 1) % units * per_unit + node;
+        const std::int64_t next_node = unit * per_unit + (node + 1) % per_unit;
+        turns[0][static_cast<std::size_t>(first_nvswitch + whole)] = static_cast<NodeId>(first_nvswitch + next_unit);
+        turns[1][static_cast<std::size_t>(first_nvswitch + whole)] = static_cast<NodeId>(first_nvswitch + next_node);
+        for (std::int64_t gpu = 0; gpu < gpus; ++gpu) {
+          const auto at = static_cast<std::size_t>(gpu_node(unit, node, gpu));
+          turns[0][at] = gpu_node((unit + 1) % units, node, gpu);
+          turns[1][at] = gpu_node(unit, (node + 1) % per_unit, gpu);
+          turns[2][at] = gpu_node(unit, node, (gpu + 1) % gpus);
+        }
+      }
+    for (std::int64_t unit = 0; unit < units; ++unit)
+      for (std::int64_t rail = 0; rail < gpus; ++rail) {
+        const auto at = static_cast<std::size_t>(first_leaf + unit * gpus + rail);
+        turns[0][at] = static_cast<NodeId>(first_leaf + (unit + 1) % units * gpus + rail);
+        turns[2][at] = static_cast<NodeId>(first_leaf + unit * gpus + (rail + 1) % gpus);
+      }
+    topology.set_rank_symmetry(RankSymmetry{{static_cast<int>(units), static_cast<int>(per_unit), static_cast<int>(gpus)}, std::move(turns)});
+  }
+  return topology;
+}
+
+// Rank (g * routers + r) * ranks + i is rank i of router r of group g; then the routers, group by
+// group. A group's routers are linked all to all. Group g's global ports m = 0 .. routers x global
+// - 1 sit h to a router (router m / global); with G groups, t = floor(routers x global / (G - 1))
+// ports per other group are used: port m = k (G - 1) + c (k < t) goes to group g + c + 1 (mod G),
+// landing on its port k (G - 1) + (G - 2 - c). Ports of one router that land on one router are one
+// link of their summed bandwidth (a trunk). The layout is the same seen from every group: turning
+// the group (g -> g + 1 mod G) maps the network onto itself.
+Topology dragonfly(const PresetArguments& arguments) {
+  const std::int64_t groups = arguments.size(1, max_count);
+  const std::int64_t routers = arguments.integer("routers", 1, 4096);
+  const std::int64_t ranks = arguments.integer("ranks", 1, 4096);
+  const std::int64_t global = arguments.integer("global", 0, 4096);
+  const LinkDirection rank_link{arguments.bandwidth("bw"), arguments.latency("lat")};
+  const LinkDirection local_link{arguments.bandwidth("local_bw"), arguments.latency("local_lat")};
+  const double global_bandwidth = arguments.bandwidth("global_bw");
+  const double global_latency = arguments.latency("global_lat");
+  if (groups > 1 && routers * global < groups - 1)
+    throw std::invalid_argument(fmt::format(
+        "topology preset '{}': {} groups need {} global ports a group to join every pair of groups, but routers x global "
+        "is {} x {} = {}; raise global or routers, or use at most {} groups",
+        arguments.text(), groups, groups - 1, routers, global, routers * global, routers * global + 1));
+  const std::int64_t endpoints = groups * routers * ranks;
+  const std::int64_t per_pair = groups > 1 ? routers * global / (groups - 1) : 0;
+  const std::int64_t total_nodes = endpoints + groups * routers;
+  const std::int64_t total_links = endpoints + groups * routers * (routers - 1) / 2 + groups * (groups - 1) * per_pair / 2;
+  if (endpoints > max_count || total_nodes > max_topology_nodes || total_links > max_topology_links)
+    throw std::invalid_argument(fmt::format("topology preset '{}' would have {} ranks, {} nodes and at most {} links; "
+                                            "the limits are {} nodes and {} links",
+                                            arguments.text(), endpoints, total_nodes, total_links, max_topology_nodes,
+                                            max_topology_links));
+  Topology topology(arguments.text());
+  topology.reserve(total_nodes, total_links);
+  for (std::int64_t group = 0; group < groups; ++group)
+    for (std::int64_t router = 0; router < routers; ++router)
+      for (std::int64_t rank = 0; rank < ranks; ++rank)
+        topology.add_endpoint(fmt::format("group{}.router{}.rank{}", group, router, rank));
+  const auto first_router = static_cast<NodeId>(endpoints);
+  const auto router_node = [&](std::int64_t group, std::int64_t router) {
+    return static_cast<NodeId>(first_router + group * routers + router);
+  };
+  for (std::int64_t group = 0; group < groups; ++group)
+    for (std::int64_t router = 0; router < routers; ++router)
+      topology.add_switch(fmt::format("group{}.router{}", group, router));
+  for (std::int64_t rank = 0; rank < endpoints; ++rank)
+    topology.add_link(static_cast<NodeId>(rank), router_node(rank / ranks / routers, rank / ranks % routers), rank_link);
+  for (std::int64_t group = 0; group < groups; ++group)
+    for (std::int64_t a = 0; a < routers; ++a)
+      for (std::int64_t b = a + 1; b < routers; ++b) topology.add_link(router_node(group, a), router_node(group, b), local_link);
+  // Global links, counted per pair of routers (a trunk of several ports is one link).
+  std::map<std::pair<NodeId, NodeId>, int> trunks;
+  for (std::int64_t group = 0; group < groups && groups > 1; ++group)
+    for (std::int64_t port = 0; port < per_pair * (groups - 1); ++port) {
+      const std::int64_t k = port / (groups - 1);
+      const std::int64_t c = port % (groups - 1);
+      const std::int64_t other_group = (group + c + 1) % groups;
+      const std::int64_t other_port = k * (groups - 1) + (groups - 2 - c);
+      if (std::pair(group, port) >= std::pair(other_group, other_port)) continue;  // added from the other end
+      const NodeId a = router_node(group, port / global);
+      const NodeId b = router_node(other_group, other_port / global);
+      ++trunks[{std::min(a, b), std::max(a, b)}];
+    }
+  for (const auto& [pair, count] : trunks)
+    topology.add_link(pair.first, pair.second, {static_cast<double>(count) * global_bandwidth, global_latency});
+  std::vector<std::vector<NodeId>> turns(3);
+  turns[0].resize(static_cast<std::size_t>(total_nodes));
+  turns[2].resize(static_cast<std::size_t>(total_nodes));
+  for (std::int64_t id = 0; id < total_nodes; ++id) {
+    const bool endpoint = id < endpoints;
+    const std::int64_t group = endpoint ? id / ranks / routers : (id - endpoints) / routers;
+    const std::int64_t shift = endpoint ? routers * ranks : routers;  // one group
+    const std::int64_t next = group + 1 < groups ? id + shift : id - (groups - 1) * shift;
+    turns[0][static_cast<std::size_t>(id)] = static_cast<NodeId>(next);
+    turns[2][static_cast<std::size_t>(id)] =
+        static_cast<NodeId>(endpoint ? id - id % ranks + (id % ranks + 1) % ranks : id);  // a rank under its router
+  }
+  topology.set_rank_symmetry(RankSymmetry{{static_cast<int>(groups), static_cast<int>(routers), static_cast<int>(ranks)}, std::move(turns)});
   return topology;
 }
 

@@ -19,9 +19,9 @@ using presets::PresetArguments;
 using Builder = Topology (*)(const PresetArguments&);
 
 // In the order of preset_catalog().
-constexpr std::array<Builder, 7> builders = {presets::fully_connected, presets::single_switch, presets::ring,
+constexpr std::array<Builder, 8> builders = {presets::fully_connected, presets::single_switch, presets::ring,
                                              presets::torus2d,         presets::pcie_tree,     presets::nvswitch_cluster,
-                                             presets::host_shm};
+                                             presets::host_shm,        presets::dragonfly};
 
 std::string trim(std::string_view text) {
   const auto first = text.find_first_not_of(" \t");
@@ -158,6 +158,16 @@ const std::vector<PresetInfo>& preset_catalog() {
         {"bw", "6e9", "copy bandwidth of one process on its own core, bytes/s"},
         {"mem_bw", "20e9", "memory bandwidth all copies share, bytes/s (a dual-channel DDR4 desktop)"},
         {"lat", "0.25e-6", "per-link latency, s (two links per route) when not oversubscribed"}}},
+      {"dragonfly", "dragonfly:G", "G groups of routers linked all to all, every pair of groups by global links",
+       {{"routers", "32", "routers a group (a Slingshot group: 32 switches)"},
+        {"ranks", "16", "ranks a router (16 endpoint ports of a 64-port switch)"},
+        {"global", "16", "global ports a router (a = 2p = 2h balance; at most routers x global + 1 groups)"},
+        {"bw", "25e9", "rank-to-router bandwidth, bytes/s (a 200 Gb/s port)"},
+        {"lat", "0.35e-6", "rank-to-router latency, s (NIC and one switch traversal)"},
+        {"local_bw", "25e9", "router-to-router bandwidth in a group, bytes/s"},
+        {"local_lat", "0.35e-6", "router-to-router latency in a group, s (copper and a switch traversal)"},
+        {"global_bw", "25e9", "bandwidth of one global port, bytes/s (trunked ports add up)"},
+        {"global_lat", "0.5e-6", "global link latency, s (tens of metres of optical cable and a switch)"}}},
   };
   return catalog;
 }

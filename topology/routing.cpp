@@ -29,6 +29,27 @@ Router::Router(const Topology& topology, std::size_t cache_entries)
               });
 }
 
+template <typename Relax>
+void Router::search_from(NodeId root, Relax&& relax) const {
+  std::vector<bool> settled(static_cast<std::size_t>(topology_.num_nodes()), false);
+  using QueueEntry = std::tuple<std::int32_t, double, NodeId>;  // hops, latency, node: a total order
+  std::priority_queue<QueueEntry, std::vector<QueueEntry>, std::greater<>> queue;
+  queue.emplace(0, 0.0, root);
+  while (!queue.empty()) {
+    const auto [hops, latency, node] = queue.top();
+    queue.pop();
+    if (settled[static_cast<std::size_t>(node)]) continue;
+    settled[static_cast<std::size_t>(node)] = true;
+    if (node != root && topology_.rank_of(node) >= 0 && !topology_.endpoints_forward()) continue;
+    for (std::size_t i = adjacency_start_[static_cast<std::size_t>(node)];
+         i < adjacency_start_[static_cast<std::size_t>(node) + 1]; ++i) {
+      const DirectedLink& link = topology_.directed_link(adjacency_[i]);
+      const std::pair offer(hops + 1, latency + link.latency);
+      if (relax(node, adjacency_[i], link, offer)) queue.emplace(offer.first, offer.second, link.to);
+    }
+  }
+}
+
 const Router::Tree& Router::tree_from(NodeId root) {
   if (auto found = trees_.find(root); found != trees_.end()) return found->second;
   if (trees_.size() >= max_trees_) {
@@ -36,32 +57,44 @@ const Router::Tree& Router::tree_from(NodeId root) {
     cached_roots_.pop_front();
   }
   Tree tree(static_cast<std::size_t>(topology_.num_nodes()));
-  std::vector<bool> settled(tree.size(), false);
-  using QueueEntry = std::tuple<std::int32_t, double, NodeId>;  // hops, latency, node: a total order
-  std::priority_queue<QueueEntry, std::vector<QueueEntry>, std::greater<>> queue;
   tree[static_cast<std::size_t>(root)] = {-1, 0, 0.0};
-  queue.emplace(0, 0.0, root);
-  while (!queue.empty()) {
-    const NodeId node = std::get<2>(queue.top());
-    queue.pop();
-    if (settled[static_cast<std::size_t>(node)]) continue;
-    settled[static_cast<std::size_t>(node)] = true;
-    if (node != root && topology_.rank_of(node) >= 0 && !topology_.endpoints_forward()) continue;
-    const TreeEntry here = tree[static_cast<std::size_t>(node)];
-    for (std::size_t i = adjacency_start_[static_cast<std::size_t>(node)];
-         i < adjacency_start_[static_cast<std::size_t>(node) + 1]; ++i) {
-      const DirectedLink& link = topology_.directed_link(adjacency_[i]);
-      TreeEntry& next = tree[static_cast<std::size_t>(link.to)];
-      const std::pair offer(here.hops + 1, here.latency + link.latency);
-      // Strictly better only: an equal offer comes from a node settled later, and the first stands.
-      if (next.hops < 0 || offer < std::pair(next.hops, next.latency)) {
-        next = {adjacency_[i], offer.first, offer.second};
-        queue.emplace(offer.first, offer.second, link.to);
-      }
-    }
-  }
+  search_from(root, [&](NodeId, DirectedLinkId id, const DirectedLink& link, std::pair<std::int32_t, double> offer) {
+    TreeEntry& next = tree[static_cast<std::size_t>(link.to)];
+    // Strictly better only: an equal offer comes from a node settled later, and the first stands.
+    if (next.hops >= 0 && !(offer < std::pair(next.hops, next.latency))) return false;
+    next = {id, offer.first, offer.second};
+    return true;
+  });
   cached_roots_.push_back(root);
   return trees_.emplace(root, std::move(tree)).first->second;
+}
+
+std::vector<Router::CostFromRoot> Router::costs_from(NodeId root) const {
+  std::vector<CostFromRoot> costs(static_cast<std::size_t>(topology_.num_nodes()));
+  std::vector<double> widest(costs.size(), 0.0);  // the largest bottleneck among tied routes
+  costs[static_cast<std::size_t>(root)] = {0, 0.0, unlimited_capacity, true};
+  widest[static_cast<std::size_t>(root)] = unlimited_capacity;
+  search_from(root, [&](NodeId node, DirectedLinkId, const DirectedLink& link, std::pair<std::int32_t, double> offer) {
+    const CostFromRoot& here = costs[static_cast<std::size_t>(node)];
+    // Leaving an interior switch: its capacity limits the route too.
+    const double capacity = node != root ? topology_.node(node).capacity : unlimited_capacity;
+    const double narrow = std::min({here.bottleneck, capacity, link.bandwidth});
+    const double wide = std::min({widest[static_cast<std::size_t>(node)], capacity, link.bandwidth});
+    CostFromRoot& next = costs[static_cast<std::size_t>(link.to)];
+    if (next.hops < 0 || offer < std::pair(next.hops, next.latency)) {
+      next = {offer.first, offer.second, narrow, narrow == wide};
+      widest[static_cast<std::size_t>(link.to)] = wide;
+      return true;
+    }
+    if (offer == std::pair(next.hops, next.latency)) {  // a tie the node ids decide
+      next.bottleneck = std::min(next.bottleneck, narrow);
+      double& next_widest = widest[static_cast<std::size_t>(link.to)];
+      next_widest = std::max(next_widest, wide);
+      next.bottleneck_unique = next.bottleneck == next_widest;
+    }
+    return false;
+  });
+  return costs;
 }
 
 void Router::append_tree_path(const Tree& tree, NodeId root, NodeId destination, Route& route) const {

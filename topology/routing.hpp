@@ -50,6 +50,19 @@ class Router {
 
   const Topology& topology() const { return topology_; }
 
+  // What a route from `root` costs to every node, over the routes route_between_nodes takes from
+  // a node that may relay (the root relays even when it is an endpoint that does not): the hops,
+  // the latency summed from the root, and the bottleneck (links and interior limited switches,
+  // not the root's capacity). Routes of equal (hops, latency) that node ids decide between may
+  // differ in bottleneck: `bottleneck_unique` says whether they all agree. Not cached; O(E log V).
+  struct CostFromRoot {
+    std::int32_t hops = -1;  // -1: unreachable
+    double latency = 0;
+    double bottleneck = unlimited_capacity;
+    bool bottleneck_unique = true;
+  };
+  std::vector<CostFromRoot> costs_from(NodeId root) const;
+
  private:
   struct TreeEntry {
     DirectedLinkId entering = -1;  // the link into this node on its route from the root; -1 for none
@@ -57,6 +70,12 @@ class Router {
     double latency = 0;
   };
   using Tree = std::vector<TreeEntry>;
+  // The one search both use: nodes settled in (hops, latency, id) order from `root`, never through
+  // an endpoint that does not relay (but the root); relax(node, link id, link, offered (hops,
+  // latency) at link.to) for each link out of a settled node says whether link.to got a strictly
+  // better offer and is queued.
+  template <typename Relax>
+  void search_from(NodeId root, Relax&& relax) const;
   const Tree& tree_from(NodeId root);
   void append_tree_path(const Tree& tree, NodeId root, NodeId destination, Route& route) const;
 

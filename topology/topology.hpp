@@ -67,6 +67,18 @@ struct TypeOpGamma {
   friend bool operator==(const TypeOpGamma&, const TypeOpGamma&) = default;
 };
 
+// A symmetry a builder knows of its topology (the presets ring, torus2d, dragonfly and nvswitch
+// with whole units declare theirs; a file carries none). The ranks are the digits of a
+// mixed-radix number, most significant first (torus2d:RxC: row, column); turning digit i adds 1
+// to it modulo its radix and keeps the others, and `turns[i]`, when not empty, is the image of
+// every node (endpoints, switches) under turning digit i. The symmetry holds when each such map
+// is an automorphism: every link goes to a link of the same bandwidth and latency, every switch
+// to one of the same capacity (topology/symmetry.hpp checks it; the simulator uses it only then).
+struct RankSymmetry {
+  std::vector<int> radices;                // their product is the number of endpoints
+  std::vector<std::vector<NodeId>> turns;  // [digit]: node -> image; empty: the digit does not turn
+};
+
 struct DirectedLink {
   NodeId from = 0;
   NodeId to = 0;
@@ -120,6 +132,9 @@ class Topology {
   // Throws std::invalid_argument naming the field when cpu_of_rank does not have one CPU (>= 0)
   // per endpoint, or a share or cost is out of range. Call after the endpoints.
   void set_cpu_sharing(CpuSharing sharing);
+  // A symmetry of the network as built (see RankSymmetry), or none; unchecked here (symmetry.hpp
+  // checks).
+  void set_rank_symmetry(std::optional<RankSymmetry> symmetry) { rank_symmetry_ = std::move(symmetry); }
   // This topology as it is for a job touching `footprint_bytes`: every link's bandwidth, every
   // limited switch's capacity, gamma and the copy cost ratio replaced by their curves' values there (those without a
   // curve kept; link_bandwidth_factor multiplies each link's own bandwidth), and no curves.
@@ -134,6 +149,7 @@ class Topology {
   const FootprintCurves& footprint_curves() const { return footprint_curves_; }
   const std::vector<TypeOpGamma>& gamma_by_type_op() const { return gamma_by_type_op_; }
   const std::optional<CpuSharing>& cpu_sharing() const { return cpu_sharing_; }
+  const std::optional<RankSymmetry>& rank_symmetry() const { return rank_symmetry_; }
   int num_nodes() const { return static_cast<int>(nodes_.size()); }
   int num_endpoints() const { return static_cast<int>(endpoints_.size()); }
   int num_switches() const { return num_nodes() - num_endpoints(); }
@@ -162,6 +178,7 @@ class Topology {
   FootprintCurves footprint_curves_;
   std::vector<TypeOpGamma> gamma_by_type_op_;  // empty: not measured
   std::optional<CpuSharing> cpu_sharing_;
+  std::optional<RankSymmetry> rank_symmetry_;
   std::vector<Node> nodes_;
   std::vector<NodeId> endpoints_;
   std::vector<int> ranks_;
