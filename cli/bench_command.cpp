@@ -198,7 +198,8 @@ nlohmann::json trace_types_and_ops(const bench::TypeOpList& list) {
 void write_other_formats(const BenchArguments& arguments, const nlohmann::json& report, int standard_output) {
   if (!arguments.nccl_json.empty()) {
     const std::string end_time = ringlab::report::nccl_tests_time(ringlab::report::utc_timestamp());
-    io::write_json_file(arguments.nccl_json, ringlab::report::make_nccl_tests_json(report, {end_time}), 1, standard_output);
+    io::write_json_file(arguments.nccl_json, ringlab::report::make_nccl_tests_json(
+                                                       report, {end_time, backend_uses_devices(report.at("config").at("backend").get<std::string>())}), 1, standard_output);
     if (!io::is_standard_output(arguments.nccl_json))
       fmt::print("# nccl-tests JSON written to {}\n", arguments.nccl_json);
   }
@@ -247,7 +248,8 @@ int run_bench(Communicator& comm, const BenchArguments& arguments, const std::ve
   const bool nccl_tests_table = arguments.format == "nccl-tests";
   const bool print_table = leader && !options.quiet;
   if (print_table && nccl_tests_table) {
-    fmt::print("{}", report::nccl_tests_preamble(bench::merge_type_op_reports({bench::make_report(run, options, {}, false)}, type_ops)));
+    fmt::print("{}", report::nccl_tests_preamble(bench::merge_type_op_reports({bench::make_report(run, options, {}, false)}, type_ops),
+                                             backend_uses_devices(backend)));
     std::fflush(stdout);
   } else if (print_table) {
     bench::print_header(stdout, run, options);

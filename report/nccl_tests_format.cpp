@@ -83,8 +83,6 @@ NcclTestsTable table_of(const std::string& algorithm, const nlohmann::json& resu
 
 }  // namespace
 
-bool report_backend_uses_devices(std::string_view backend) { return backend == "cuda-peer" || backend == "nccl"; }
-
 std::string_view nccl_tests_type_name(std::string_view type) {
   constexpr std::array<std::pair<std::string_view, std::string_view>, 6> spellings = {{{"float32", "float"},
                                                                                       {"float64", "double"},
@@ -139,10 +137,9 @@ std::string nccl_tests_footer(const NcclTestsTable& table) {
          fmt::sprintf("# %-20s : %g %s\n", "Avg bus bandwidth", table.average_busbw_gbps, "") + "#\n";
 }
 
-std::string nccl_tests_preamble(const nlohmann::json& report) {
+std::string nccl_tests_preamble(const nlohmann::json& report, bool gpus) {
   const nlohmann::json& config = report.at("config");
   const std::string backend = config.at("backend").get<std::string>();
-  const bool device = report_backend_uses_devices(backend);
   const std::int64_t step_bytes = config.at("stepbytes").get<std::int64_t>();
   std::string text = fmt::format("# ringlab bench: {}\n", report.at("command").get<std::string>());
   text += fmt::format("# backend {} | {} ranks | type {} | op {} | average {} | segment {} B | ringlab's own report: --json\n",
@@ -154,7 +151,7 @@ std::string nccl_tests_preamble(const nlohmann::json& report) {
   text += fmt::sprintf(
       "# nThread %d nGpus %d minBytes %lld maxBytes %lld step: %lld(%s) warmup iters: %d iters: %d agg iters: %d "
       "validation: %d graph: %d unalign: %d\n",
-      1, device ? 1 : 0, static_cast<long long>(config.at("minbytes").get<std::int64_t>()),
+      1, gpus ? 1 : 0, static_cast<long long>(config.at("minbytes").get<std::int64_t>()),
       static_cast<long long>(config.at("maxbytes").get<std::int64_t>()),
       static_cast<long long>(step_bytes > 0 ? step_bytes : config.at("stepfactor").get<std::int64_t>()),
       step_bytes > 0 ? "bytes" : "factor", config.at("warmup_iters").get<int>(), config.at("iters").get<int>(), 1,

@@ -21,11 +21,6 @@ namespace ringlab::report {
 // std::invalid_argument on any other name.
 std::string_view nccl_tests_type_name(std::string_view type);
 
-// Whether a report's backend (config.backend) runs its ranks on GPUs (cuda-peer, nccl): nccl-tests'
-// ngpus and the device lines. report/ sits below collectives/ and its backend registry, so it
-// reads the name as data; tests/test_registries.cpp checks it agrees with the registry.
-bool report_backend_uses_devices(std::string_view backend);
-
 // A number right-aligned in `width` characters as nccl-tests prints times and bandwidths: two
 // decimals, or one, or none when that is too wide, else in exponent form.
 std::string nccl_tests_number(double value, int width);
@@ -72,8 +67,9 @@ std::string nccl_tests_footer(const NcclTestsTable& table);  // out of bounds, a
 
 // The lines before the tables: ringlab's command and run, then nccl-tests' own header lines
 // ("# Collective test starting: all_reduce_perf", the nThread/minBytes/... line), from a report's
-// config (results may be empty: printed before the sweep starts).
-std::string nccl_tests_preamble(const nlohmann::json& report);
+// config (results may be empty: printed before the sweep starts). `gpus`: the backend runs its ranks
+// on GPUs (nGpus 1), which the caller asks the backend registry.
+std::string nccl_tests_preamble(const nlohmann::json& report, bool gpus);
 // Every table with its "# Algorithm: NAME" line, then "# Collective test concluded".
 std::string nccl_tests_text(const nlohmann::json& report);
 

@@ -40,11 +40,10 @@ nlohmann::json devices_json(const nlohmann::json& report) {
   return devices;
 }
 
-nlohmann::json config_json(const nlohmann::json& report) {
+nlohmann::json config_json(const nlohmann::json& report, bool gpus) {
   const nlohmann::json& config = report.at("config");
-  const std::string backend = config.at("backend").get<std::string>();
   nlohmann::json out = {{"nthreads", 1},
-                        {"ngpus", report_backend_uses_devices(backend) ? 1 : 0},
+                        {"ngpus", gpus ? 1 : 0},
                         {"minimum_bytes", config.at("minbytes")},
                         {"maximum_bytes", config.at("maxbytes")}};
   if (config.at("stepbytes").get<std::int64_t>() > 0)
@@ -134,7 +133,7 @@ nlohmann::json make_nccl_tests_json(const nlohmann::json& report, const NcclTest
                              {"args", command_arguments(report.at("command").get<std::string>())},
                              {"env", nlohmann::json::array()},
                              {"nccl_version", nccl_version_code(nccl_version)},
-                             {"config", config_json(report)},
+                             {"config", config_json(report, context.gpus)},
                              {"results", std::move(results)},
                              {"out_of_bounds", {{"count", failed}, {"okay", json_bool(failed == 0)}}},
                              {"average_bus_bandwidth",

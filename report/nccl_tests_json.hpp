@@ -20,6 +20,7 @@ inline constexpr int nccl_tests_json_version = 3;
 // What the report does not hold: when the file was finished (nccl-tests' end_time).
 struct NcclTestsJsonContext {
   std::string end_time;  // "YYYY-MM-DD HH:MM:SS" (nccl_tests_time)
+  bool gpus = false;     // the backend runs its ranks on GPUs (ngpus 1); the caller asks the backend registry
 };
 
 // "2026-12-02T14:40:00Z" (a report's "created") -> "2026-12-02 14:40:00", nccl-tests' time form (UTC here).

@@ -186,7 +186,7 @@ TEST(OutputFormatsNcclTests, TextNamesEachAlgorithmAboveItsTable) {
 }
 
 TEST(OutputFormatsNcclTests, PreambleHasNcclTestsHeaderLine) {
-  const std::string text = nccl_tests_preamble(small_report());
+  const std::string text = nccl_tests_preamble(small_report(), false);
   EXPECT_NE(text.find("# Collective test starting: all_reduce_perf\n"), std::string::npos);
   EXPECT_NE(text.find("# nThread 1 nGpus 0 minBytes 1024 maxBytes 4096 step: 4(factor) warmup iters: 5 iters: 20 "
                       "agg iters: 1 validation: 1 graph: 0 unalign: 0\n"),
@@ -224,6 +224,13 @@ TEST(OutputFormatsNcclJson, HasNcclTestsFieldsAndValueForms) {
   EXPECT_DOUBLE_EQ(document.at("average_bus_bandwidth").at("bandwidth").get<double>(), 1.25);
   EXPECT_EQ(document.at("average_bus_bandwidth").at("okay"), "unchecked");
   EXPECT_EQ(document.at("ringlab").at("average_bus_bandwidth_by_algorithm").at("interval_paired"), 1.5);
+}
+
+// Whether the ranks run on GPUs comes from the caller (the backend registry), not from the report.
+TEST(OutputFormatsNcclTests, GpuCountIsTheCallers) {
+  EXPECT_NE(nccl_tests_preamble(small_report(), true).find("# nThread 1 nGpus 1 "), std::string::npos);
+  EXPECT_EQ(make_nccl_tests_json(small_report(), {"x", true}).at("config").at("ngpus"), 1);
+  EXPECT_EQ(make_nccl_tests_json(small_report(), {"x", false}).at("config").at("ngpus"), 0);
 }
 
 TEST(OutputFormatsNcclJson, CheckedCountsAreNumbers) {

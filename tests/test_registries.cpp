@@ -19,7 +19,6 @@
 #include "collectives/backends/threads_communicator.hpp"
 #include "collectives/execute.hpp"
 #include "collectives/expected_values.hpp"
-#include "report/nccl_tests_format.hpp"
 #include "collectives/verify.hpp"
 
 namespace ringlab {
@@ -189,12 +188,6 @@ TEST(BackendRegistry, FactsOfTheBuiltInBackends) {
   EXPECT_FALSE(backend_uses_devices("mpi"));
   EXPECT_FALSE(backend_uses_devices("a report's own name"));
   EXPECT_EQ(find_backend("mpi").buffers, BufferMemory::host_or_device);
-}
-
-// report/ reads a report's backend name as data, below the registry: the two must agree.
-TEST(BackendRegistry, ReportsNameTheSameDeviceBackends) {
-  for (const BackendInfo& backend : backends())
-    EXPECT_EQ(report::report_backend_uses_devices(backend.name), backend.uses_devices()) << backend.name;
 }
 
 }  // namespace
