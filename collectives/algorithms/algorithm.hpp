@@ -73,4 +73,10 @@ struct PowerOfTwoFold {
   void add_unfold(Schedule& schedule, int step, ChunkRange everything) const;
 };
 
+// A butterfly on the whole buffer (1 chunk), the all-reduce of recursive_doubling and
+// swing_latency: fold to p ranks, then at level l = 0 .. log2(p)-1 every virtual rank v and
+// partner(v, l, p) send each other the whole buffer and both reduce it in, then unfold.
+using ButterflyPartner = int (*)(int self, int level, int power);
+Schedule whole_buffer_butterfly(std::string_view algorithm, int nranks, ButterflyPartner partner);
+
 }  // namespace ringlab

@@ -30,24 +30,8 @@ Schedule binomial_broadcast(int nranks, int root) {
 
 Schedule recursive_doubling(Collective collective, int nranks, const AlgorithmOptions& options) {
   if (collective == Collective::broadcast) return binomial_broadcast(nranks, options.root);
-  const PowerOfTwoFold fold = PowerOfTwoFold::of(nranks);
-  Schedule schedule = make_explicit("recursive_doubling", Collective::allreduce, nranks, 1);
-  if (nranks == 1) return schedule;
-  const ChunkRange everything{0, 1};
-  const int first_step = fold.remainder > 0 ? 1 : 0;
-  if (fold.remainder > 0) fold.add_fold(schedule, 0, everything);
-  for (int rank = 0; rank < nranks; ++rank) {
-    const int self = fold.virtual_rank(rank);
-    if (self < 0) continue;
-    int step = first_step;
-    for (int mask = 1; mask < fold.active; mask *= 2, ++step) {
-      const int partner = fold.real_rank(self ^ mask);
-      add_op(schedule, rank, step, {OpKind::send, partner, everything});
-      add_op(schedule, rank, step, {OpKind::recv_reduce, partner, everything});
-    }
-  }
-  if (fold.remainder > 0) fold.add_unfold(schedule, first_step + floor_log2(fold.active), everything);
-  return schedule;
+  return whole_buffer_butterfly("recursive_doubling", nranks,
+                                [](int self, int level, int) { return self ^ (1 << level); });
 }
 
 }  // namespace ringlab

@@ -132,6 +132,27 @@ void PowerOfTwoFold::add_fold(Schedule& schedule, int step, ChunkRange everythin
   }
 }
 
+Schedule whole_buffer_butterfly(std::string_view algorithm, int nranks, ButterflyPartner partner) {
+  const PowerOfTwoFold fold = PowerOfTwoFold::of(nranks);
+  Schedule schedule = make_explicit(algorithm, Collective::allreduce, nranks, 1);
+  if (nranks == 1) return schedule;
+  const ChunkRange everything{0, 1};
+  const int first_step = fold.remainder > 0 ? 1 : 0;
+  const int levels = floor_log2(fold.active);
+  if (fold.remainder > 0) fold.add_fold(schedule, 0, everything);
+  for (int rank = 0; rank < nranks; ++rank) {
+    const int self = fold.virtual_rank(rank);
+    if (self < 0) continue;
+    for (int level = 0; level < levels; ++level) {
+      const int other = fold.real_rank(partner(self, level, fold.active));
+      add_op(schedule, rank, first_step + level, {OpKind::send, other, everything});
+      add_op(schedule, rank, first_step + level, {OpKind::recv_reduce, other, everything});
+    }
+  }
+  if (fold.remainder > 0) fold.add_unfold(schedule, first_step + levels, everything);
+  return schedule;
+}
+
 void PowerOfTwoFold::add_unfold(Schedule& schedule, int step, ChunkRange everything) const {
   for (int rank = 0; rank < 2 * remainder; rank += 2) {
     add_op(schedule, rank + 1, step, {OpKind::send, rank, everything});

@@ -10,24 +10,7 @@
 namespace ringlab {
 
 Schedule swing_latency(Collective, int nranks, const AlgorithmOptions&) {
-  const PowerOfTwoFold fold = PowerOfTwoFold::of(nranks);
-  Schedule schedule = make_explicit("swing_latency", Collective::allreduce, nranks, 1);
-  if (nranks == 1) return schedule;
-  const ChunkRange everything{0, 1};
-  const int first_step = fold.remainder > 0 ? 1 : 0;
-  const int levels = floor_log2(fold.active);
-  if (fold.remainder > 0) fold.add_fold(schedule, 0, everything);
-  for (int rank = 0; rank < nranks; ++rank) {
-    const int self = fold.virtual_rank(rank);
-    if (self < 0) continue;
-    for (int level = 0; level < levels; ++level) {
-      const int partner = fold.real_rank(swing_peer(self, level, fold.active));
-      add_op(schedule, rank, first_step + level, {OpKind::send, partner, everything});
-      add_op(schedule, rank, first_step + level, {OpKind::recv_reduce, partner, everything});
-    }
-  }
-  if (fold.remainder > 0) fold.add_unfold(schedule, first_step + levels, everything);
-  return schedule;
+  return whole_buffer_butterfly("swing_latency", nranks, &swing_peer);
 }
 
 }  // namespace ringlab

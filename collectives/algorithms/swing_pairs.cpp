@@ -45,8 +45,8 @@ std::vector<std::vector<int>> group_labels(int power, int levels) {
 }
 }  // namespace
 
-SwingGroups::SwingGroups(int power) : levels_(floor_log2(power)) {
-  const std::vector<std::vector<int>> label = group_labels(power, levels_);
+SwingGroups::SwingGroups(int power) : levels_(floor_log2(power)), label_(group_labels(power, levels_)) {
+  const std::vector<std::vector<int>>& label = label_;
   // first_ of a group by level and label, top-down: the child holding the parent's label first.
   first_.assign(static_cast<std::size_t>(levels_) + 1, std::vector<std::int64_t>(static_cast<std::size_t>(power), -1));
   first_[0][0] = 0;
@@ -59,7 +59,6 @@ SwingGroups::SwingGroups(int power) : levels_(floor_log2(power)) {
           first_[static_cast<std::size_t>(step)][static_cast<std::size_t>(parent)] + (child == parent ? 0 : half);
     }
   }
-  label_ = label;
   position_.resize(static_cast<std::size_t>(power));
   for (int rank = 0; rank < power; ++rank)
     position_[static_cast<std::size_t>(rank)] = static_cast<int>(first_.back()[static_cast<std::size_t>(rank)]);
