@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <stdexcept>
+#include <string_view>
 
 #include "collectives/capabilities.hpp"
 #include "collectives/execute.hpp"
@@ -50,7 +52,7 @@ Implementation implementation_for(const std::string& label, int nranks) {
 }
 
 std::int64_t large_test_count() {
-  // The sanitizer build sets RINGLAB_TEST_LARGE_COUNT (tests/CMakeLists.txt) to keep CI short.
+  // tests/CMakeLists.txt sets RINGLAB_TEST_LARGE_COUNT per test to keep CI short.
   if (const char* value = std::getenv("RINGLAB_TEST_LARGE_COUNT")) return std::max<std::int64_t>(1, std::atoll(value));
   return (std::int64_t{1} << 20) + 3;
 }
@@ -60,6 +62,26 @@ std::vector<std::int64_t> test_counts(int nranks) {
   std::sort(counts.begin(), counts.end());
   counts.erase(std::unique(counts.begin(), counts.end()), counts.end());
   return counts;
+}
+
+std::vector<std::pair<DataType, ReduceOp>> test_type_ops() {
+  std::vector<std::pair<DataType, ReduceOp>> pairs;
+  const char* listed = std::getenv("RINGLAB_TEST_TYPE_OPS");
+  if (listed == nullptr || *listed == '\0') {
+    for (DataType type : all_data_types)
+      for (ReduceOp op : all_reduce_ops) pairs.emplace_back(type, op);
+    return pairs;
+  }
+  std::string_view rest(listed);
+  while (!rest.empty()) {
+    const std::string_view entry = rest.substr(0, rest.find(','));
+    rest.remove_prefix(std::min(rest.size(), entry.size() + 1));
+    const std::size_t colon = entry.find(':');
+    if (colon == std::string_view::npos)
+      throw std::invalid_argument(fmt::format("RINGLAB_TEST_TYPE_OPS: '{}' is not TYPE:OP (e.g. float32:sum)", entry));
+    pairs.emplace_back(parse_data_type(entry.substr(0, colon)), parse_reduce_op(entry.substr(colon + 1)));
+  }
+  return pairs;
 }
 
 namespace {

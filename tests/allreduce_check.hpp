@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "collectives/algorithms/algorithm.hpp"
@@ -27,8 +28,12 @@ std::vector<std::string> implementation_labels();
 Implementation implementation_for(const std::string& label, int nranks);
 
 // {0, 1, N-1, N, N+1, 1009 (a prime), 2^20 + 3}, without duplicates; the last one can be lowered
-// with the environment variable RINGLAB_TEST_LARGE_COUNT (the sanitizer build uses 2^16 + 3).
+// with the environment variable RINGLAB_TEST_LARGE_COUNT (tests/CMakeLists.txt sets it per test).
 std::vector<std::int64_t> test_counts(int nranks);
+
+// Every (type, op) pair, or only the pairs listed in RINGLAB_TEST_TYPE_OPS ("float32:sum,int64:max",
+// names as --dtype and --op take them). Throws std::invalid_argument naming a bad entry.
+std::vector<std::pair<DataType, ReduceOp>> test_type_ops();
 
 struct CaseResult {
   std::int64_t wrong = 0;          // elements whose bits differ from the expected result

@@ -1,5 +1,5 @@
 // Every algorithm (and mpi-native) x type x op x count x placement on the MPI backend, at the
-// N given by mpiexec -n. Every rank checks its own result; failures on any rank fail the job.
+// N given by mpiexec -n (type x op: test_type_ops()). Every rank checks its own result; failures on any rank fail the job.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -17,16 +17,15 @@ TEST_P(AllreduceMpi, BitExactForEveryTypeOpCountAndPlacement) {
   Implementation implementation;
   for (const Implementation& candidate : implementations(comm.size(), true))
     if (candidate.label == GetParam()) implementation = candidate;
-  for (DataType type : all_data_types)
-    for (ReduceOp op : all_reduce_ops)
-      for (std::int64_t count : test_counts(comm.size()))
-        for (bool in_place : {false, true}) {
-          const std::size_t segment_bytes = in_place ? 0 : 65536 + 24;
-          const CaseResult result = run_allreduce_case(comm, implementation, type, op, count, in_place, segment_bytes);
-          EXPECT_EQ(result.wrong, 0) << "rank " << comm.rank() << " " << name_of(type) << " " << name_of(op)
-                                     << " count " << count << (in_place ? " in-place" : " out-of-place");
-          EXPECT_EQ(result.guard_damaged, 0) << "rank " << comm.rank() << " wrote past the buffer";
-        }
+  for (const auto& [type, op] : test_type_ops())
+    for (std::int64_t count : test_counts(comm.size()))
+      for (bool in_place : {false, true}) {
+        const std::size_t segment_bytes = in_place ? 0 : 16384 + 24;
+        const CaseResult result = run_allreduce_case(comm, implementation, type, op, count, in_place, segment_bytes);
+        EXPECT_EQ(result.wrong, 0) << "rank " << comm.rank() << " " << name_of(type) << " " << name_of(op)
+                                   << " count " << count << (in_place ? " in-place" : " out-of-place");
+        EXPECT_EQ(result.guard_damaged, 0) << "rank " << comm.rank() << " wrote past the buffer";
+      }
 }
 
 // The same algorithms over plain MPI messages (RINGLAB_SHM_DISABLE=1, or ranks on other hosts):
@@ -39,7 +38,7 @@ TEST(AllreduceMpiMessages, BitExactOverMpiMessagesOnly) {
       for (std::int64_t count : test_counts(comm.size()))
         for (bool in_place : {false, true}) {
           const CaseResult result = run_allreduce_case(comm, implementation, type, ReduceOp::sum, count, in_place,
-                                                       in_place ? 0 : 65536 + 24);
+                                                       in_place ? 0 : 16384 + 24);
           EXPECT_EQ(result.wrong, 0) << implementation.label << " rank " << comm.rank() << " " << name_of(type)
                                      << " count " << count << (in_place ? " in-place" : " out-of-place");
           EXPECT_EQ(result.guard_damaged, 0) << implementation.label << " rank " << comm.rank();
@@ -60,7 +59,7 @@ TEST(AllreduceMpiRegistered, BitExactOutOfRegisteredBuffers) {
       for (std::int64_t count : test_counts(comm.size()))
         for (bool in_place : {false, true}) {
           const CaseResult result = run_allreduce_case(comm, implementation, type, ReduceOp::sum, count, in_place,
-                                                       in_place ? 0 : 65536 + 24, /*backend_buffers=*/true);
+                                                       in_place ? 0 : 16384 + 24, /*backend_buffers=*/true);
           EXPECT_EQ(result.wrong, 0) << implementation.label << " rank " << comm.rank() << " " << name_of(type)
                                      << " count " << count << (in_place ? " in-place" : " out-of-place");
           EXPECT_EQ(result.guard_damaged, 0) << implementation.label << " rank " << comm.rank();
