@@ -7,6 +7,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/launch.hpp"
+#include "collectives/backends/rank_errors.hpp"
 #include "io/printable.hpp"
 
 int main(int argc, char** argv) {
@@ -53,7 +54,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("replay")) return replay();
     if (app.got_subcommand("make-miniimagenet")) return make_mini_imagenet();
 #endif
-  } catch (const ringlab::cli::ReportedError&) {
+  } catch (const ringlab::ReportedError&) {
     return 2;  // a rank of the threads job printed it
   } catch (const std::exception& error) {
     // What reaches here on a launched job with more than one rank was met by every rank before the
