@@ -219,7 +219,7 @@ int run_bench(Communicator& comm, const BenchArguments& arguments, const std::ve
   });
   const bool leader = comm.rank() == 0;
   bench::RunDescription run{arguments.command_line, backend, comm.transport_description(), comm.size(),
-                            report::describe_machine(!find_backend(backend).ranks_are_threads() ? std::optional(mpi_library_name()) : std::nullopt),
+                            report::describe_machine(!find_backend(backend).ranks_are_threads() ? std::optional(built_mpi_library_name()) : std::nullopt),
                             std::move(notes), std::nullopt, {}, {}, {}};
 #ifdef RINGLAB_HAVE_CUDA
   if (leader) {

@@ -15,9 +15,6 @@
 #include "collectives/backends/threads_communicator.hpp"
 #include "collectives/launch_request.hpp"
 #include "report/machine_info.hpp"
-#ifdef RINGLAB_HAVE_MPI
-#include "collectives/backends/mpi_communicator.hpp"
-#endif
 
 namespace ringlab::cli {
 
@@ -79,22 +76,6 @@ int run_ranks(const std::string& backend, const DeviceLayout& layout, const JobS
     check_threads_job(layout.ranks, 0, report::available_memory_bytes());
   }
   return launcher.launch(LaunchRequest{layout, setup, body});
-}
-
-bool prints_shared_errors() {
-#ifdef RINGLAB_HAVE_MPI
-  return launcher_rank() <= 0;  // -1: no launcher started this process
-#else
-  return true;  // without MPI every process is a job of its own
-#endif
-}
-
-std::string mpi_library_name() {
-#ifdef RINGLAB_HAVE_MPI
-  return ringlab::mpi_library_name();
-#else
-  return {};
-#endif
 }
 
 }  // namespace ringlab::cli

@@ -31,13 +31,4 @@ int run_ranks(const std::string& backend, int thread_ranks, const JobSetup& setu
 int run_ranks(const std::string& backend, const DeviceLayout& layout, const JobSetup& setup,
               const std::function<int(Communicator&)>& body);
 
-// Whether this process prints an error that every rank of its job meets alike (a bad option, an
-// input every rank reads), so that a job prints it once: rank 0 of a job an MPI launcher started,
-// or a process no launcher started. Errors one rank meets while the job runs are printed by that
-// rank (run_ranks).
-bool prints_shared_errors();
-
-// The MPI library's version line, when built with MPI.
-std::string mpi_library_name();
-
 }  // namespace ringlab::cli

@@ -36,7 +36,7 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
-    if (ringlab::cli::prints_shared_errors()) return app.exit(error);
+    if (ringlab::prints_shared_errors()) return app.exit(error);
     return error.get_exit_code();
   }
   try {
@@ -60,7 +60,7 @@ int main(int argc, char** argv) {
     // What reaches here on a launched job with more than one rank was met by every rank before the
     // ranks started (errors while they run end the job from run_ranks): rank 0 says it. Escaped:
     // messages quote input (file names, values, names from files).
-    if (ringlab::cli::prints_shared_errors())
+    if (ringlab::prints_shared_errors())
       fmt::print(stderr, "ringlab: error: {}\n", ringlab::io::printable(error.what(), true));
     return 2;
   }

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <functional>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "collectives/backends/device_assignment.hpp"
@@ -62,5 +63,14 @@ struct BackendLauncher {
 // A line of collectives/backends.def as a BackendLauncher, for a table's initializer (as
 // RINGLAB_BACKEND_INFO makes the registry's BackendInfo of it).
 #define RINGLAB_BACKEND_LAUNCHER(id, name, ...) ::ringlab::BackendLauncher{name, &::ringlab::id##_launcher},
+
+// Whether this process prints an error that every rank of its job meets alike (a bad option, an
+// input every rank reads), so that a job prints it once: rank 0 of a job an MPI launcher started,
+// or a process no launcher started (every process, in a build without MPI). Errors one rank meets
+// while the job runs are printed by that rank (the launchers). Defined with the mpi launcher.
+bool prints_shared_errors();
+
+// The MPI library's version line in a build with MPI, else empty (a report's machine description).
+std::string built_mpi_library_name();
 
 }  // namespace ringlab

@@ -1,12 +1,14 @@
 // The mpi backend's launcher: this process's rank of an MPI job, on host buffers, or on device
 // buffers with --gpu-buffers 1 (CUDA-aware MPI or pinned staging), and run_on_mpi_world, which the
-// nccl launcher shares. Without MPI: how to get a build with it.
+// nccl launcher shares. Without MPI: how to get a build with it. Also what the commands ask of
+// MPI without starting it (prints_shared_errors, built_mpi_library_name).
 #include "collectives/launch_request.hpp"
 #ifdef RINGLAB_HAVE_MPI
 #include <fmt/format.h>
 
 #include <optional>
 #include <stdexcept>
+#include <string>
 #include <string_view>
 
 #include "collectives/backends/mpi_communicator.hpp"
@@ -91,9 +93,17 @@ int launch_mpi(const LaunchRequest& request) {
 }  // namespace
 
 const Launcher mpi_launcher{&launch_mpi, {}};
+
+bool prints_shared_errors() { return launcher_rank() <= 0; }  // -1: no launcher started this process
+
+std::string built_mpi_library_name() { return mpi_library_name(); }
 #else
 const Launcher mpi_launcher{nullptr,
                             "this ringlab was built without MPI (RINGLAB_ENABLE_MPI=OFF); use --backend threads"};
+
+bool prints_shared_errors() { return true; }  // without MPI every process is a job of its own
+
+std::string built_mpi_library_name() { return {}; }
 #endif
 
 }  // namespace ringlab
