@@ -79,9 +79,9 @@ struct BenchCase {
 };
 
 // One progress line on stderr, only when stderr is a terminal and --quiet is not given.
-class ProgressLine {
+class SweepProgressLine {
  public:
-  explicit ProgressLine(bool enabled) : enabled_(enabled), start_(Clock::now()) {}
+  explicit SweepProgressLine(bool enabled) : enabled_(enabled), start_(Clock::now()) {}
   void show(const bench::SweepProgress& progress) {
     if (!enabled_) return;
     const double elapsed = std::chrono::duration<double>(Clock::now() - start_).count();
@@ -219,7 +219,7 @@ int run_bench(Communicator& comm, const BenchArguments& arguments, const std::ve
   });
   const bool leader = comm.rank() == 0;
   bench::RunDescription run{arguments.command_line, backend, comm.transport_description(), comm.size(),
-                            report::describe_machine(!find_backend(backend).ranks_are_threads() ? std::optional(mpi_library_name()) : std::nullopt),
+                            report::describe_machine(!find_backend(backend).ranks_are_threads() ? std::optional(built_mpi_library_name()) : std::nullopt),
                             std::move(notes), std::nullopt, {}, {}, {}};
 #ifdef RINGLAB_HAVE_CUDA
   if (leader) {
@@ -254,7 +254,7 @@ int run_bench(Communicator& comm, const BenchArguments& arguments, const std::ve
   } else if (print_table) {
     bench::print_header(stdout, run, options);
   }
-  ProgressLine progress(leader && !options.quiet && isatty(STDERR_FILENO) == 1);
+  SweepProgressLine progress(leader && !options.quiet && isatty(STDERR_FILENO) == 1);
   const bool write_json = leader && !arguments.sweep.json.empty();
   const bool json_to_file = !io::is_standard_output(arguments.sweep.json);
   MeasuredTrace trace;

@@ -374,7 +374,7 @@ int run_calibrate(Communicator& comm, const CalibrateArguments& arguments, const
         "-bind-to core' (the threads backend does not bind)",
         comm.rank(), own.list));
   const report::MachineInfo machine =
-      report::describe_machine(!find_backend(backend).ranks_are_threads() ? std::optional(mpi_library_name()) : std::nullopt);
+      report::describe_machine(!find_backend(backend).ranks_are_threads() ? std::optional(built_mpi_library_name()) : std::nullopt);
   const std::vector<report::RankCpus> rank_cpus = during_setup("exchanging the ranks' CPUs", arguments.timeout_seconds, [&] {
     return bench::gather_rank_cpus(comm, Clock::now() + timeout_from_seconds(arguments.timeout_seconds));
   });

@@ -1,6 +1,7 @@
 // Resolves --backend through the backend registry (collectives/backend_registry.hpp) and starts a
 // job's ranks through the launcher table, made from the same lines (collectives/backends.def): a
-// backend's launch function, or, where this build lacks the backend, how to get one that has it.
+// backend's launcher (collectives/launch_request.hpp), or, where this build lacks the backend,
+// how to get one that has it.
 #include "cli/launch.hpp"
 
 #include <fmt/format.h>
@@ -11,28 +12,11 @@
 #include <string_view>
 
 #include "collectives/backend_registry.hpp"
-#include "cli/launchers.hpp"
-#ifdef RINGLAB_HAVE_MPI
-#include "collectives/backends/mpi_communicator.hpp"
-#endif
+#include "collectives/backends/threads_communicator.hpp"
+#include "collectives/launch_request.hpp"
+#include "report/machine_info.hpp"
 
 namespace ringlab::cli {
-
-// The launchers of the backends this build lacks, each saying how to get a build with it.
-#ifndef RINGLAB_HAVE_MPI
-const Launcher mpi_launcher{nullptr,
-                            "this ringlab was built without MPI (RINGLAB_ENABLE_MPI=OFF); use --backend threads"};
-#endif
-#ifndef RINGLAB_HAVE_CUDA
-const Launcher cuda_peer_launcher{
-    nullptr, "this ringlab was built without CUDA (RINGLAB_ENABLE_CUDA=OFF, or no nvcc was found); configure with "
-             "-DRINGLAB_ENABLE_CUDA=ON for --backend cuda-peer"};
-#endif
-#ifndef RINGLAB_HAVE_NCCL_BACKEND
-const Launcher nccl_launcher{
-    nullptr, "this ringlab was built without the nccl backend (it needs CUDA, NCCL and MPI: RINGLAB_ENABLE_CUDA=ON, "
-             "RINGLAB_ENABLE_MPI=ON and NCCL found, see docs/cuda.md)"};
-#endif
 
 namespace {
 
@@ -86,25 +70,12 @@ int run_ranks(const std::string& backend, const DeviceLayout& layout, const JobS
   const Launcher& launcher = launcher_of(info);
   if (launcher.launch == nullptr) throw std::invalid_argument(std::string(launcher.missing));
   // RINGLAB_FAULT's rank must be one of the job's: checked before any thread rank starts, and on
-  // every MPI rank once the world's size is known (launch_mpi.cpp).
-  if (setup.fault && info.ranks_are_threads()) check_fault_rank(*setup.fault, layout.ranks);
-  return launcher.launch(layout, setup, body);
-}
-
-bool prints_shared_errors() {
-#ifdef RINGLAB_HAVE_MPI
-  return launcher_rank() <= 0;  // -1: no launcher started this process
-#else
-  return true;  // without MPI every process is a job of its own
-#endif
-}
-
-std::string mpi_library_name() {
-#ifdef RINGLAB_HAVE_MPI
-  return ringlab::mpi_library_name();
-#else
-  return {};
-#endif
+  // every MPI rank once the world's size is known (run_on_mpi_world).
+  if (info.ranks_are_threads()) {
+    if (setup.fault) check_fault_rank(*setup.fault, layout.ranks);
+    check_threads_job(layout.ranks, 0, report::available_memory_bytes());
+  }
+  return launcher.launch(LaunchRequest{layout, setup, body});
 }
 
 }  // namespace ringlab::cli

@@ -1,15 +1,12 @@
 // Runs a per-rank body on the chosen backend: MPI processes (under mpiexec) or threads.
 #pragma once
 
-#include <chrono>
 #include <functional>
-#include <optional>
-#include <stdexcept>
 #include <string>
 
 #include "collectives/backends/device_assignment.hpp"
 #include "collectives/communicator.hpp"
-#include "collectives/fault_injection.hpp"
+#include "collectives/launch_request.hpp"
 
 namespace ringlab::cli {
 
@@ -22,40 +19,16 @@ std::string resolve_backend(const std::string& backend);
 // ranks under an MPI launcher: the launcher's size, or 1 when unknown). Known before any communicator exists.
 int expected_ranks(const std::string& backend, int thread_ranks);
 
-// What the ranks' set-up obeys, from process start to the body: the job's --timeout bounds each
-// set-up wait (mpi: MPI_Init_thread, duplicating the communicator, the shared-memory bring-up;
-// nccl: the bootstrap), and the fault hook's step=setup acts there (mpi: before the shared-memory
-// bring-up; threads and cuda-peer: before the body, so before its agreement check).
-struct JobSetup {
-  std::chrono::milliseconds timeout;
-  std::optional<FaultSpec> fault;
-};
-
-// Runs body(comm) on every rank and returns the largest exit status. Threads and cuda-peer jobs
-// pass check_threads_job (ranks, mailboxes against the available memory) first. An exception on
-// any rank, in set-up or in the body, ends the whole job with its message (MPI_Abort on mpi; the
-// threads world is aborted).
+// Runs body(comm) on every rank through the backend's launcher (collectives/launch_request.hpp)
+// and returns the largest exit status. Jobs whose ranks are threads pass check_threads_job (ranks,
+// mailboxes against the available memory) first. An exception on any rank, in set-up or in the
+// body, ends the whole job with its message (MPI_Abort on mpi; the threads world is aborted); a
+// message a rank already printed comes as ReportedError (collectives/backends/rank_errors.hpp).
 int run_ranks(const std::string& backend, int thread_ranks, const JobSetup& setup,
               const std::function<int(Communicator&)>& body);
 // The same with the device layout of the cuda-peer backend (--ranks, --ranks-per-gpu, -g); the
 // GPUs are assigned (assign_devices) before any rank starts, so a bad layout starts nothing.
 int run_ranks(const std::string& backend, const DeviceLayout& layout, const JobSetup& setup,
               const std::function<int(Communicator&)>& body);
-
-// An error that a rank of a threads job has already printed as "ringlab: rank R: ..." (run_ranks
-// throws it in place of the rank's own): main exits non-zero without printing it again.
-class ReportedError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-// Whether this process prints an error that every rank of its job meets alike (a bad option, an
-// input every rank reads), so that a job prints it once: rank 0 of a job an MPI launcher started,
-// or a process no launcher started. Errors one rank meets while the job runs are printed by that
-// rank (run_ranks).
-bool prints_shared_errors();
-
-// The MPI library's version line, when built with MPI.
-std::string mpi_library_name();
 
 }  // namespace ringlab::cli

@@ -7,6 +7,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/launch.hpp"
+#include "collectives/backends/rank_errors.hpp"
 #include "io/printable.hpp"
 
 int main(int argc, char** argv) {
@@ -35,7 +36,7 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
-    if (ringlab::cli::prints_shared_errors()) return app.exit(error);
+    if (ringlab::prints_shared_errors()) return app.exit(error);
     return error.get_exit_code();
   }
   try {
@@ -53,13 +54,13 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("replay")) return replay();
     if (app.got_subcommand("make-miniimagenet")) return make_mini_imagenet();
 #endif
-  } catch (const ringlab::cli::ReportedError&) {
+  } catch (const ringlab::ReportedError&) {
     return 2;  // a rank of the threads job printed it
   } catch (const std::exception& error) {
     // What reaches here on a launched job with more than one rank was met by every rank before the
     // ranks started (errors while they run end the job from run_ranks): rank 0 says it. Escaped:
     // messages quote input (file names, values, names from files).
-    if (ringlab::cli::prints_shared_errors())
+    if (ringlab::prints_shared_errors())
       fmt::print(stderr, "ringlab: error: {}\n", ringlab::io::printable(error.what(), true));
     return 2;
   }

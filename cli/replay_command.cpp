@@ -91,7 +91,7 @@ int replay_on(Communicator& comm, const ReplayArguments& a, const std::vector<st
   training::WorkloadRunDescription run;
   run.command = command_line;
   run.nranks = comm.size();
-  if (print) run.machine = report::describe_machine(mpi_library_name());
+  if (print) run.machine = report::describe_machine(built_mpi_library_name());
   run.execution = {{"backend", backend},
                    {"transport", comm.transport_description()},
                    {"compute_emulation", "sleep for each compute phase's profile time"}};

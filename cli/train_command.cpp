@@ -67,7 +67,7 @@ int run_on(Communicator& comm, const TrainArguments& arguments, const std::strin
            const std::string& backend) {
   const bool print = comm.rank() == 0;
   training::TrainRunContext context{command_line, backend, comm.transport_description(), comm.size(), {}};
-  if (print) context.machine = report::describe_machine(mpi_library_name());
+  if (print) context.machine = report::describe_machine(built_mpi_library_name());
   training::TrainRunOptions run = arguments.run;  // this rank's copy, with its own fault injector
   FaultInjector fault(arguments.fault);
   run.config.execute.fault = &fault;

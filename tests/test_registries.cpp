@@ -1,24 +1,28 @@
 // A new algorithm or backend is one file plus one registry line: these tests add a toy of each,
 // the algorithm to a copy of its registry (standing in for the line in algorithms/registry.cpp),
 // the backend as a line of collectives/backends.def read the way the registry and cli's launcher
-// table read that file, find it through the look-ups and run an all-reduce with it.
+// table read that file, find it through the look-ups and run an all-reduce with it (the backend's
+// through a launch request to its launcher, as cli's run_ranks hands one).
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
-#include "cli/launchers.hpp"
 #include "collectives/algorithms/algorithm.hpp"
 #include "collectives/backend_registry.hpp"
+#include "collectives/backends/largest_status.hpp"
+#include "collectives/backends/rank_errors.hpp"
 #include "collectives/backends/threads_communicator.hpp"
 #include "collectives/execute.hpp"
 #include "collectives/expected_values.hpp"
+#include "collectives/launch_request.hpp"
 #include "collectives/verify.hpp"
 
 namespace ringlab {
@@ -39,7 +43,8 @@ Schedule toy_direct(Collective collective, int nranks, const AlgorithmOptions&) 
 
 // The toy backend's file: a communicator whose transport is a threads world's (the transport
 // every backend provides: rank, size, name, send, receive, barrier, abort) and no capability,
-// and its launcher (what a cli/launch_*.cpp holds): the ranks as threads of this process.
+// and its launcher (what a backend's *_launcher.cpp holds): the ranks as threads of this process,
+// run through the wrapper the threads and cuda-peer launchers share (largest_status).
 class ToyCommunicator final : public Communicator {
  public:
   ToyCommunicator(const std::shared_ptr<ThreadsWorld>& world, int rank) : transport_(world, rank) {}
@@ -60,24 +65,16 @@ class ToyCommunicator final : public Communicator {
   ThreadsCommunicator transport_;
 };
 
-int launch_toy(const DeviceLayout& layout, const cli::JobSetup&, const cli::RankBody& body) {
-  const auto world = std::make_shared<ThreadsWorld>(layout.ranks);
-  std::mutex status_mutex;
-  int status = 0;
-  run_threads(world, [&](int rank) { return std::make_unique<ToyCommunicator>(world, rank); },
-              [&](Communicator& comm) {
-                const int rank_status = body(comm);
-                const std::lock_guard lock(status_mutex);
-                status = std::max(status, rank_status);
-              });
-  return status;
+int launch_toy(const LaunchRequest& request) {
+  const auto world = std::make_shared<ThreadsWorld>(request.layout.ranks);
+  return largest_status(request, [&](const std::function<void(Communicator&)>& rank_body) {
+    run_threads(world, [&](int rank) { return std::make_unique<ToyCommunicator>(world, rank); }, rank_body);
+  });
 }
 
 }  // namespace
 
-namespace cli {
 const Launcher toy_launcher{&launch_toy, {}};  // the name RINGLAB_BACKEND_LAUNCHER gives the toy's line
-}  // namespace cli
 
 namespace {
 
@@ -126,8 +123,8 @@ TEST(BackendRegistry, ToyBackendIsOneFileAndOneLine) {
 #undef RINGLAB_BACKEND
   };
   // The toy's line read as cli/launch.cpp reads every line (the built-in backends' launchers are
-  // cli's, which this test does not link).
-  const std::vector<cli::BackendLauncher> launchers = {
+  // ringlab_launchers', which this test does not link).
+  const std::vector<BackendLauncher> launchers = {
 #define RINGLAB_BACKEND RINGLAB_BACKEND_LAUNCHER
       RINGLAB_TOY_LINE
 #undef RINGLAB_BACKEND
@@ -138,20 +135,34 @@ TEST(BackendRegistry, ToyBackendIsOneFileAndOneLine) {
   EXPECT_FALSE(toy.uses_devices());
   EXPECT_TRUE(toy.native_allreduce.empty());
   const auto line = std::find_if(launchers.begin(), launchers.end(),
-                                 [&](const cli::BackendLauncher& launcher) { return launcher.backend == toy.name; });
+                                 [&](const BackendLauncher& launcher) { return launcher.backend == toy.name; });
   ASSERT_NE(line, launchers.end());
-  ASSERT_NE(line->launcher->launch, nullptr);
-  // A job of 4 ranks through the toy's launcher, as run_ranks starts one: a ring all-reduce.
+  const LaunchRanks launch = line->launcher->launch;
+  ASSERT_NE(launch, nullptr);
+  // A job of 4 ranks through the toy's launcher, as run_ranks starts one: a ring all-reduce, each
+  // rank's status its rank, so the job's is the largest, 3.
   const Schedule ring = make_schedule(find_algorithm("ring"), Collective::allreduce, 4);
+  const JobSetup setup{std::chrono::seconds(60), {}};
   std::atomic<std::int64_t> wrong{0};
-  const int status = line->launcher->launch(DeviceLayout{4, 0, 0, false}, cli::JobSetup{std::chrono::seconds(60), {}},
-                                            [&](Communicator& comm) {
-                                              EXPECT_EQ(comm.backend_name(), "toy");
-                                              wrong += wrong_elements(comm, ring);
-                                              return 0;
-                                            });
-  EXPECT_EQ(status, 0);
+  const auto allreduce = [&](Communicator& comm) {
+    EXPECT_EQ(comm.backend_name(), "toy");
+    wrong += wrong_elements(comm, ring);
+    return comm.rank();
+  };
+  EXPECT_EQ(launch(LaunchRequest{DeviceLayout{4, 0, 0, false}, setup, allreduce}), 3);
   EXPECT_EQ(wrong.load(), 0);
+  // The request's set-up reaches the ranks: a fault on rank 2 ends the job, rank 2 prints its error
+  // and the launcher throws it as already printed.
+  FaultSpec fault;
+  fault.rank = 2;
+  fault.action = FaultAction::fail;
+  fault.point = FaultPoint::setup;
+  testing::internal::CaptureStderr();
+  EXPECT_THROW(launch(LaunchRequest{DeviceLayout{4, 0, 0, false}, JobSetup{setup.timeout, fault}, allreduce}),
+               ReportedError);
+  EXPECT_NE(testing::internal::GetCapturedStderr().find(
+                "ringlab: rank 2: fault injected: failing at set-up (before the configuration agreement check)"),
+            std::string::npos);
   try {
     find_backend("toy");
     FAIL() << "toy is not in the registry itself";

@@ -6,11 +6,19 @@
 #include <exception>
 #include <mutex>
 #include <set>
+#include <stdexcept>
 #include <string>
 
 #include "collectives/communicator.hpp"
 
-namespace ringlab::cli {
+namespace ringlab {
+
+// An error that a rank of a threads job has already printed as "ringlab: rank R: ..." (the
+// launcher throws it in place of the rank's own): main exits non-zero without printing it again.
+class ReportedError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 class RankErrors {
  public:
@@ -31,4 +39,4 @@ class RankErrors {
   int stopped_ = 0;
 };
 
-}  // namespace ringlab::cli
+}  // namespace ringlab

@@ -1,11 +1,11 @@
-#include "cli/rank_errors.hpp"
+#include "collectives/backends/rank_errors.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "io/printable.hpp"
 
-namespace ringlab::cli {
+namespace ringlab {
 
 void RankErrors::rank_failed(const Communicator& comm, const std::exception& error) {
   if (comm.size() <= 1) return;
@@ -37,4 +37,4 @@ bool RankErrors::printed(const std::string& message) const {
   return printed_.count(message) != 0;
 }
 
-}  // namespace ringlab::cli
+}  // namespace ringlab

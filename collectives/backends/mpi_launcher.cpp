@@ -1,36 +1,34 @@
-// The backends whose ranks are the processes of an MPI job: mpi (on host buffers, or device
-// buffers with --gpu-buffers 1) and nccl (NCCL on one GPU a process, MPI for its set-up). Both
-// bring MPI up the same way: the set-up fault points, MPI_Init_thread and the world communicator
-// under --timeout, and an error on any rank ends every rank with its message. Built with MPI only.
+// The mpi backend's launcher: this process's rank of an MPI job, on host buffers, or on device
+// buffers with --gpu-buffers 1 (CUDA-aware MPI or pinned staging), and run_on_mpi_world, which the
+// nccl launcher shares. Without MPI: how to get a build with it. Also what the commands ask of
+// MPI without starting it (prints_shared_errors, built_mpi_library_name).
+#include "collectives/launch_request.hpp"
+#ifdef RINGLAB_HAVE_MPI
 #include <fmt/format.h>
 
 #include <optional>
 #include <stdexcept>
+#include <string>
 #include <string_view>
 
 #include "collectives/backends/mpi_communicator.hpp"
+#include "collectives/backends/mpi_launcher.hpp"
 #include "collectives/fault_injection.hpp"
-#include "cli/launchers.hpp"
 #include "io/printable.hpp"
 #ifdef RINGLAB_HAVE_CUDA
 #include "collectives/cuda/device_memory.hpp"
 #endif
-#ifdef RINGLAB_HAVE_NCCL_BACKEND
-#include "collectives/cuda/nccl_communicator.hpp"
-#endif
 #ifdef RINGLAB_HAVE_MPI_DEVICE
 #include "collectives/cuda/mpi_device_communicator.hpp"
 #endif
+#endif
 
-namespace ringlab::cli {
+namespace ringlab {
 
-namespace {
-
-// Starts this process's rank of the MPI job and runs on_world(world communicator, whether CUDA-aware
-// MPI carries device buffers). `gpu_need` names the option that needs a GPU in every process
-// ("--backend nccl"), empty when none does.
-int run_on_mpi_world(const DeviceLayout& layout, const JobSetup& setup, [[maybe_unused]] std::string_view gpu_need,
+#ifdef RINGLAB_HAVE_MPI
+int run_on_mpi_world(const LaunchRequest& request, [[maybe_unused]] std::string_view gpu_need,
                      const std::function<int(MpiCommunicator&, bool cuda_aware)>& on_world) {
+  const JobSetup& setup = request.setup;
 #ifdef RINGLAB_HAVE_CUDA
   // Every rank refuses on its own, before MPI starts, so none is killed before it says why.
   if (!gpu_need.empty() && cuda::visible_device_count() == 0)
@@ -45,11 +43,11 @@ int run_on_mpi_world(const DeviceLayout& layout, const JobSetup& setup, [[maybe_
                             }};
 #ifdef RINGLAB_HAVE_MPI_DEVICE
   // CUDA-aware MPI takes device pointers only over MPI messages (ringlab's shared memory copies with the CPU).
-  const bool cuda_aware = layout.gpu_buffers && cuda::mpi_is_cuda_aware();
+  const bool cuda_aware = request.layout.gpu_buffers && cuda::mpi_is_cuda_aware();
   if (cuda_aware) mpi_setup.transport = MpiTransport::messages;
 #else
   const bool cuda_aware = false;
-  if (layout.gpu_buffers)
+  if (request.layout.gpu_buffers)
     throw std::invalid_argument("this ringlab was built without CUDA; --gpu-buffers 1 needs RINGLAB_ENABLE_CUDA=ON");
 #endif
   // A failure here (a set-up wait past --timeout, an injected fault) has no communicator to end
@@ -75,40 +73,37 @@ int run_on_mpi_world(const DeviceLayout& layout, const JobSetup& setup, [[maybe_
   }
 }
 
-// This process's rank of an MPI job; with --gpu-buffers 1 on device buffers.
-int launch_mpi(const DeviceLayout& layout, const JobSetup& setup, const RankBody& body) {
-  return run_on_mpi_world(layout, setup, layout.gpu_buffers ? "--gpu-buffers 1" : "",
+namespace {
+
+int launch_mpi(const LaunchRequest& request) {
+  const DeviceLayout& layout = request.layout;
+  return run_on_mpi_world(request, layout.gpu_buffers ? "--gpu-buffers 1" : "",
                           [&](MpiCommunicator& comm, [[maybe_unused]] bool cuda_aware) {
 #ifdef RINGLAB_HAVE_MPI_DEVICE
                             if (layout.gpu_buffers) {
                               cuda::MpiDeviceCommunicator device(comm, cuda::local_rank_from_environment(comm.rank()),
                                                                  cuda_aware);
-                              return body(device);
+                              return request.body(device);
                             }
 #endif
-                            return body(comm);
+                            return request.body(comm);
                           });
 }
-
-#ifdef RINGLAB_HAVE_NCCL_BACKEND
-// This process's rank of an MPI job, its collectives through NCCL on one GPU.
-int launch_nccl(const DeviceLayout& layout, const JobSetup& setup, const RankBody& body) {
-  return run_on_mpi_world(layout, setup, "--backend nccl", [&](MpiCommunicator& comm, bool) {
-    if (layout.gpus > 1)
-      throw std::invalid_argument(fmt::format("-g/--ngpus {}: the nccl backend drives one GPU per process; start one "
-                                              "process per GPU (mpiexec -n <GPUs>)",
-                                              layout.gpus));
-    cuda::NcclCommunicator nccl(comm, cuda::local_rank_from_environment(comm.rank()), setup.timeout);
-    return body(nccl);
-  });
-}
-#endif
 
 }  // namespace
 
 const Launcher mpi_launcher{&launch_mpi, {}};
-#ifdef RINGLAB_HAVE_NCCL_BACKEND
-const Launcher nccl_launcher{&launch_nccl, {}};
+
+bool prints_shared_errors() { return launcher_rank() <= 0; }  // -1: no launcher started this process
+
+std::string built_mpi_library_name() { return mpi_library_name(); }
+#else
+const Launcher mpi_launcher{nullptr,
+                            "this ringlab was built without MPI (RINGLAB_ENABLE_MPI=OFF); use --backend threads"};
+
+bool prints_shared_errors() { return true; }  // without MPI every process is a job of its own
+
+std::string built_mpi_library_name() { return {}; }
 #endif
 
-}  // namespace ringlab::cli
+}  // namespace ringlab
