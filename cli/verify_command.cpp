@@ -6,6 +6,7 @@
 #include "collectives/algorithms/algorithm.hpp"
 #include "cli/cli_util.hpp"
 #include "cli/commands.hpp"
+#include "collectives/schedule_equivalence.hpp"
 #include "collectives/schedule_io.hpp"
 #include "cli/time_limit.hpp"
 #include "collectives/verify.hpp"
@@ -19,6 +20,7 @@ struct VerifyArguments {
   std::string ranks = "1..16";
   std::string collectives = "all";
   std::string schedule_file;
+  std::vector<std::string> equivalent;  // two algorithm names or ringlab.schedule/1 files
   AlgorithmOptions options;
   bool quiet = false;
   double time_limit_seconds = default_time_limit_seconds;
@@ -40,6 +42,57 @@ bool report(const Schedule& schedule, bool quiet) {
   return result.ok();
 }
 
+// --equivalent's A or B: a schedule file (a path ending in .json) or an algorithm at N ranks.
+Schedule equivalence_operand(const std::string& name, Collective collective, int nranks, AlgorithmOptions options) {
+  if (name.ends_with(".json")) return read_schedule_file(name);
+  if (options.root >= nranks) options.root = 0;
+  if (options.shards > nranks) options.shards = nranks;
+  return make_schedule(name, collective, nranks, options);
+}
+
+// `verify --equivalent A B`: one line per N (and the maps unless --quiet); 0 when every N is.
+int run_equivalence(const VerifyArguments& arguments) {
+  const std::string& a_name = arguments.equivalent[0];
+  const std::string& b_name = arguments.equivalent[1];
+  Collective collective = Collective::allreduce;
+  if (arguments.collectives != "all") {
+    if (arguments.collectives.find(',') != std::string::npos)
+      throw std::invalid_argument("--equivalent compares one collective: give --collective one name");
+    collective = parse_collective(arguments.collectives);
+  }
+  std::vector<int> rank_counts = parse_rank_list(arguments.ranks);
+  for (const std::string& name : {a_name, b_name})
+    if (name.ends_with(".json")) rank_counts = {read_schedule_file(name).nranks};
+  int equivalent = 0;
+  int different = 0;
+  int undecided = 0;
+  for (int nranks : rank_counts) {
+    const Schedule a = equivalence_operand(a_name, collective, nranks, arguments.options);
+    const Schedule b = equivalence_operand(b_name, collective, nranks, arguments.options);
+    const EquivalenceResult result = find_equivalence(a, b);
+    const std::string pair = fmt::format("A = {}, B = {}, N = {} ({})", a.algorithm, b.algorithm, nranks, name_of(collective));
+    if (!result.equivalent) {
+      ++(result.decided ? different : undecided);
+      fmt::print("{}: {}: {}\n", pair, result.decided ? "different" : "undecided", result.difference);
+      continue;
+    }
+    ++equivalent;
+    fmt::print("{}: equivalent\n", pair);
+    if (arguments.quiet) continue;
+    std::string ranks;
+    for (std::size_t rank = 0; rank < result.rank_map.size(); ++rank)
+      ranks += fmt::format(" {}->{}", rank, result.rank_map[rank]);
+    fmt::print("  ranks A->B:{}\n", ranks);
+    std::string chunks;
+    for (const BlockPair& block : result.block_map)
+      chunks += fmt::format(" {}->{}", describe_chunks(block.a_chunks), describe_chunks(block.b_chunks));
+    fmt::print("  chunks A->B (A has {}, B has {}):{}\n", a.nchunks, b.nchunks, chunks);
+  }
+  fmt::print("compared {} rank counts: {} equivalent, {} different, {} undecided\n", rank_counts.size(), equivalent,
+             different, undecided);
+  return different + undecided == 0 ? 0 : 1;
+}
+
 }  // namespace
 
 CommandRunner add_verify_command(CLI::App& app) {
@@ -55,10 +108,16 @@ CommandRunner add_verify_command(CLI::App& app) {
   command->add_option("--root", arguments->options.root, "Root rank (parameter server, broadcast)")->capture_default_str();
   command->add_option("--shards", arguments->options.shards, "parameter_server shards")->capture_default_str();
   command->add_option("--schedule", arguments->schedule_file, "Verify a ringlab.schedule/1 JSON file instead");
+  command->add_option("--equivalent", arguments->equivalent,
+                      "Decide whether two schedules (algorithm names, or ringlab.schedule/1 .json files) are the "
+                      "same up to a relabelling of ranks and chunks, at each --ranks N; prints the maps or the "
+                      "first difference. Exits 1 unless all are equivalent")
+      ->expected(2);
   command->add_flag("--quiet", arguments->quiet, "Print only failures and the summary");
   add_time_limit_option(*command, arguments->time_limit_seconds);
   return [arguments] {
     const TimeLimit time_limit("verify", arguments->time_limit_seconds);
+    if (!arguments->equivalent.empty()) return run_equivalence(*arguments);
     auto print_header = [] {
       fmt::print("{:<20} {:<15} {:>6} {:>6} {:>8} {:>10}   {}\n", "algorithm", "collective", "ranks", "steps",
                  "chunks", "sent/rank", "critical path (n = message bytes)        status");
