@@ -54,6 +54,7 @@ STYLE = {
     "recursive_doubling": ("tab:purple", "v"),
     "swing": ("tab:brown", "<"),
     "swing_latency": ("tab:pink", ">"),
+    "bine": ("tab:olive", "X"),
     "mpi-native": ("tab:orange", "P"),
 }
 

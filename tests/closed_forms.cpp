@@ -42,8 +42,8 @@ ClosedForm closed_form(std::string_view algorithm, Collective collective, int nr
   const double p = power;
   const double levels = log2_floor(nranks);
   const double fold = power == nranks ? 0 : 1;
-  // swing and swing_latency pair other ranks but cost what halving_doubling and recursive_doubling do.
-  if (algorithm == "halving_doubling" || algorithm == "swing")
+  // swing, bine and swing_latency pair other ranks but cost what halving_doubling and recursive_doubling do.
+  if (algorithm == "halving_doubling" || algorithm == "swing" || algorithm == "bine")
     return {static_cast<int>(2 * levels + 2 * fold), 2 * (p - 1) / p + fold, 2 * levels + 2 * fold,
             2 * (p - 1) / p + 2 * fold, (p - 1) / p + fold};
   if (algorithm == "swing_latency") return {static_cast<int>(levels + 2 * fold), levels + fold, levels + 2 * fold, levels + 2 * fold, levels + fold};

@@ -48,6 +48,7 @@ Schedule halving_doubling(Collective collective, int nranks, const AlgorithmOpti
 Schedule recursive_doubling(Collective collective, int nranks, const AlgorithmOptions& options);
 Schedule swing(Collective collective, int nranks, const AlgorithmOptions& options);
 Schedule swing_latency(Collective collective, int nranks, const AlgorithmOptions& options);
+Schedule bine(Collective collective, int nranks, const AlgorithmOptions& options);
 
 // Helpers shared by the algorithm files.
 int floor_log2(int value);
@@ -78,5 +79,14 @@ struct PowerOfTwoFold {
 // partner(v, l, p) send each other the whole buffer and both reduce it in, then unfold.
 using ButterflyPartner = int (*)(int self, int level, int power);
 Schedule whole_buffer_butterfly(std::string_view algorithm, int nranks, ButterflyPartner partner);
+
+// A butterfly that halves the buffer then doubles it back, the all-reduce of swing and bine: fold
+// to p = 2^L ranks and cut the buffer into p blocks; virtual rank v ends the reduce-scatter owning
+// block owners(p)[v]. At level l = 0 .. L-1, v and w = partner(v, l, p) own blocks that agree in
+// their top l bits and differ in the next one (throws std::logic_error otherwise): v sends w the
+// 2^(L-l-1) blocks that share w's top l+1 bits and reduces in those that share its own. The
+// all-gather runs the levels in reverse, each rank sending what it holds. Then unfold.
+using BlockOwners = std::vector<int> (*)(int power);
+Schedule halving_butterfly(std::string_view algorithm, int nranks, ButterflyPartner partner, BlockOwners owners);
 
 }  // namespace ringlab
