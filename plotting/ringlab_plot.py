@@ -55,6 +55,7 @@ STYLE = {
     "swing": ("tab:brown", "<"),
     "swing_latency": ("tab:pink", ">"),
     "bine": ("tab:olive", "X"),
+    "bruck": ("tab:cyan", "*"),
     "mpi-native": ("tab:orange", "P"),
 }
 

@@ -36,6 +36,7 @@ std::vector<Implementation> every_implementation(int nranks, bool with_native) {
       {"swing", {}, "swing", ""},
       {"swing_latency", {}, "swing_latency", ""},
       {"bine", {}, "bine", "swing"},
+      {"bruck", {}, "bruck", "interval_paired"},
   };
   if (with_native) list.push_back({std::string(mpi_native), {}, "mpi_native", ""});
   return list;

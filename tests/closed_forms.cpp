@@ -20,7 +20,8 @@ ClosedForm closed_form(std::string_view algorithm, Collective collective, int nr
       case Collective::broadcast: return {2 * nranks - 2, 1, 2 * n - 2, (2 * n - 2) / n, 0};
     }
   }
-  if (algorithm == "interval_paired") {
+  // bruck is nested_intervals with other window sizes: the same steps and bytes at every N.
+  if (algorithm == "interval_paired" || algorithm == "bruck") {
     const int rounds = log2_ceil(nranks);
     switch (collective) {
       case Collective::allreduce: return {2 * rounds, 2 * (n - 1) / n, 2.0 * rounds, 2 * (n - 1) / n, (n - 1) / n};

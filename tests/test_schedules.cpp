@@ -133,6 +133,32 @@ TEST(ScheduleClosedForms, BinePairsAtThePapersNegabinaryDistances) {
   EXPECT_EQ(swing8.steps[2][1].chunks, (ChunkRange{2, 3}));
 }
 
+TEST(ScheduleClosedForms, BruckSendsAtPowersOfTwoAtEveryRankCount) {
+  // N = 5, all-gather: distances 1, 2, 4 sending min(d, N - d) = 1, 2, 1 blocks; rank 0 sends its
+  // first blocks to 0 - d mod 5 = 4, 3, 1 and receives offsets [d, d + c) from d.
+  const RankProgram gather = make_schedule("bruck", Collective::allgather, 5).program(0);
+  const int to[] = {4, 3, 1};
+  const ChunkRange sent[] = {{0, 1}, {0, 2}, {0, 1}};
+  const ChunkRange received[] = {{1, 2}, {2, 4}, {4, 5}};
+  ASSERT_EQ(gather.steps.size(), 3u);
+  for (std::size_t step = 0; step < 3; ++step) {
+    EXPECT_EQ(gather.steps[step][0].peer, to[step]);
+    EXPECT_EQ(gather.steps[step][0].chunks, sent[step]);
+    EXPECT_EQ(gather.steps[step][1].peer, 1 << step);
+    EXPECT_EQ(gather.steps[step][1].chunks, received[step]);
+  }
+  // At N = 2^K and 2^K - 1 interval_paired's ceiling halving gives bruck's windows N, 2^(K-1), ..., 1.
+  for (int nranks : {2, 3, 4, 7, 8, 15, 64})
+    for (Collective collective : {Collective::allreduce, Collective::reduce_scatter, Collective::allgather}) {
+      const Schedule bruck_schedule = make_schedule("bruck", collective, nranks);
+      const Schedule paired = make_schedule("interval_paired", collective, nranks);
+      for (int rank = 0; rank < nranks; ++rank) EXPECT_EQ(bruck_schedule.program(rank).steps, paired.program(rank).steps);
+    }
+  for (int nranks : {5, 6, 9, 12})
+    EXPECT_NE(make_schedule("bruck", Collective::allgather, nranks).program(0).steps,
+              make_schedule("interval_paired", Collective::allgather, nranks).program(0).steps);
+}
+
 TEST(ScheduleClosedForms, IntervalPairedHalvesTheIntervalAndSendsEachBlockOnce) {
   // N = 8: intervals 4, 2, 1 then 1, 2, 4; each rank sends 2(N-1) = 14 blocks.
   const Schedule schedule = make_schedule("interval_paired", Collective::allreduce, 8);

@@ -33,6 +33,8 @@ std::span<const AlgorithmInfo> algorithms() {
        {allreduce}, &swing_latency},
       {"bine", "De Sensi et al. 2025, Bine butterfly: swing's pairs, block order from the negabinary remap nu(r)",
        {allreduce}, &bine},
+      {"bruck", "Bruck et al. 1997: distances 2^k, ceil(log2 N) steps per phase at any N; all-reduce = RS + AG",
+       {allreduce, reduce_scatter, allgather}, &bruck},
   };
   return table;
 }
@@ -202,6 +204,23 @@ Schedule halving_butterfly(std::string_view algorithm, int nranks, ButterflyPart
   }
   if (fold.remainder > 0) fold.add_unfold(schedule, first_step + 2 * levels, ChunkRange{0, fold.active});
   return schedule;
+}
+
+Schedule nested_intervals(std::string_view algorithm, Collective collective, int nranks, const std::vector<int>& sizes) {
+  RankProgram relative;
+  if (collective == Collective::allreduce || collective == Collective::reduce_scatter)
+    for (std::size_t k = 0; k + 1 < sizes.size(); ++k) {
+      const int interval = sizes[k + 1];
+      relative.steps.push_back({Op{OpKind::send, interval, {interval, sizes[k]}},
+                                Op{OpKind::recv_reduce, nranks - interval, {0, sizes[k] - interval}}});
+    }
+  if (collective == Collective::allreduce || collective == Collective::allgather)
+    for (std::size_t k = sizes.size() - 1; k-- > 0;) {
+      const int interval = sizes[k + 1];
+      relative.steps.push_back({Op{OpKind::send, nranks - interval, {0, sizes[k] - interval}},
+                                Op{OpKind::recv, interval, {interval, sizes[k]}}});
+    }
+  return make_circulant(std::string(algorithm), collective, nranks, nranks, std::move(relative));
 }
 
 void PowerOfTwoFold::add_unfold(Schedule& schedule, int step, ChunkRange everything) const {
