@@ -54,6 +54,8 @@ STYLE = {
     "recursive_doubling": ("tab:purple", "v"),
     "swing": ("tab:brown", "<"),
     "swing_latency": ("tab:pink", ">"),
+    "bine": ("tab:olive", "X"),
+    "bruck": ("tab:cyan", "*"),
     "mpi-native": ("tab:orange", "P"),
 }
 

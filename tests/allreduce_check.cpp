@@ -24,24 +24,43 @@ std::int64_t damaged_guard(std::span<const std::byte> buffer, std::size_t payloa
 }
 }  // namespace
 
-std::vector<Implementation> implementations(int nranks, bool with_native) {
+namespace {
+std::vector<Implementation> every_implementation(int nranks, bool with_native) {
   std::vector<Implementation> list = {
-      {"parameter_server", {0, 1}, "parameter_server"},
-      {"parameter_server", {nranks - 1, nranks}, "parameter_server_sharded"},
-      {"ring", {}, "ring"},
-      {"interval_paired", {}, "interval_paired"},
-      {"halving_doubling", {}, "halving_doubling"},
-      {"recursive_doubling", {}, "recursive_doubling"},
-      {"swing", {}, "swing"},
-      {"swing_latency", {}, "swing_latency"},
+      {"parameter_server", {0, 1}, "parameter_server", ""},
+      {"parameter_server", {nranks - 1, nranks}, "parameter_server_sharded", ""},
+      {"ring", {}, "ring", ""},
+      {"interval_paired", {}, "interval_paired", ""},
+      {"halving_doubling", {}, "halving_doubling", ""},
+      {"recursive_doubling", {}, "recursive_doubling", ""},
+      {"swing", {}, "swing", ""},
+      {"swing_latency", {}, "swing_latency", ""},
+      {"bine", {}, "bine", "swing"},
+      {"bruck", {}, "bruck", "interval_paired"},
   };
-  if (with_native) list.push_back({std::string(mpi_native), {}, "mpi_native"});
+  if (with_native) list.push_back({std::string(mpi_native), {}, "mpi_native", ""});
+  return list;
+}
+
+bool repeats_its_twin(const Implementation& implementation, int nranks) {
+  if (implementation.twin.empty()) return false;
+  const Schedule mine = make_schedule(implementation.name, Collective::allreduce, nranks, implementation.options);
+  const Schedule twin = make_schedule(implementation.twin, Collective::allreduce, nranks);
+  for (int rank = 0; rank < nranks; ++rank)
+    if (mine.program(rank).steps != twin.program(rank).steps) return false;
+  return mine.nchunks == twin.nchunks;
+}
+}  // namespace
+
+std::vector<Implementation> implementations(int nranks, bool with_native) {
+  std::vector<Implementation> list = every_implementation(nranks, with_native);
+  std::erase_if(list, [&](const Implementation& implementation) { return repeats_its_twin(implementation, nranks); });
   return list;
 }
 
 std::vector<std::string> implementation_labels() {
   std::vector<std::string> names;
-  for (const Implementation& implementation : implementations(4, false)) names.push_back(implementation.label);
+  for (const Implementation& implementation : every_implementation(4, false)) names.push_back(implementation.label);
   return names;
 }
 

@@ -17,13 +17,17 @@ struct Implementation {
   std::string name;
   AlgorithmOptions options;
   std::string label;  // unique, usable in a test name
+  std::string twin;   // the label of an implementation whose schedule it equals at some N
 };
 
 // parameter_server (central and k = N), ring, interval_paired, halving_doubling,
-// recursive_doubling; plus mpi-native when `with_native`.
+// recursive_doubling, swing, swing_latency, bine, bruck; plus mpi-native when `with_native`.
+// Without the ones whose schedule at N ranks equals their twin's (bine is swing below N = 8,
+// bruck is interval_paired at N = 2^K and 2^K - 1): running them would repeat the twin's cases.
 std::vector<Implementation> implementations(int nranks, bool with_native);
 
-// The labels of implementations(), for test parameters; and the implementation of a label at N ranks.
+// The labels of every implementation, for test parameters; and the implementation of a label at
+// N ranks, empty (name "") where it repeats its twin there: the test then skips.
 std::vector<std::string> implementation_labels();
 Implementation implementation_for(const std::string& label, int nranks);
 

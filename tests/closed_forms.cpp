@@ -20,7 +20,8 @@ ClosedForm closed_form(std::string_view algorithm, Collective collective, int nr
       case Collective::broadcast: return {2 * nranks - 2, 1, 2 * n - 2, (2 * n - 2) / n, 0};
     }
   }
-  if (algorithm == "interval_paired") {
+  // bruck is nested_intervals with other window sizes: the same steps and bytes at every N.
+  if (algorithm == "interval_paired" || algorithm == "bruck") {
     const int rounds = log2_ceil(nranks);
     switch (collective) {
       case Collective::allreduce: return {2 * rounds, 2 * (n - 1) / n, 2.0 * rounds, 2 * (n - 1) / n, (n - 1) / n};
@@ -42,8 +43,8 @@ ClosedForm closed_form(std::string_view algorithm, Collective collective, int nr
   const double p = power;
   const double levels = log2_floor(nranks);
   const double fold = power == nranks ? 0 : 1;
-  // swing and swing_latency pair other ranks but cost what halving_doubling and recursive_doubling do.
-  if (algorithm == "halving_doubling" || algorithm == "swing")
+  // swing, bine and swing_latency pair other ranks but cost what halving_doubling and recursive_doubling do.
+  if (algorithm == "halving_doubling" || algorithm == "swing" || algorithm == "bine")
     return {static_cast<int>(2 * levels + 2 * fold), 2 * (p - 1) / p + fold, 2 * levels + 2 * fold,
             2 * (p - 1) / p + 2 * fold, (p - 1) / p + fold};
   if (algorithm == "swing_latency") return {static_cast<int>(levels + 2 * fold), levels + fold, levels + 2 * fold, levels + 2 * fold, levels + fold};

@@ -25,6 +25,7 @@ TEST_P(AllreduceThreads, BitExactForEveryOpAndPlacement) {
   if (slot >= static_cast<int>(counts.size())) GTEST_SKIP() << "count slot duplicates another for N=" << nranks;
   const std::int64_t count = counts[static_cast<std::size_t>(slot)];
   const Implementation implementation = implementation_for(label, nranks);
+  if (implementation.name.empty()) GTEST_SKIP() << label << " builds its twin's schedule at N=" << nranks;
   std::mutex failures_mutex;
   std::vector<std::string> failures;
   for (ReduceOp op : all_reduce_ops) {

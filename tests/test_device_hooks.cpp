@@ -150,7 +150,7 @@ TEST(DeviceHooks, ScratchForDeviceOutputComesFromTheHook) {
   run_threads(
       world, [&](int rank) { return std::make_unique<PretendDeviceCommunicator>(world, rank, counts); },
       [&](Communicator& comm) {
-        const Implementation implementation{"recursive_doubling", {}, "recursive_doubling"};
+        const Implementation implementation{"recursive_doubling", {}, "recursive_doubling", ""};
         EXPECT_EQ(run_allreduce_case(comm, implementation, DataType::int32, ReduceOp::sum, 4096, true, 0, true).wrong, 0);
       });
   EXPECT_GT(counts.device_scratch.load(), 0);

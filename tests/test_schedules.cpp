@@ -4,10 +4,12 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "collectives/algorithms/algorithm.hpp"
+#include "collectives/algorithms/bine_pairs.hpp"
 #include "collectives/algorithms/swing_pairs.hpp"
 #include "tests/closed_forms.hpp"
 #include "collectives/schedule_io.hpp"
@@ -89,6 +91,72 @@ TEST(ScheduleClosedForms, SwingPairsAtThePapersDistances) {
     const int peers[] = {1, 15, 3, 11};
     for (int step = 0; step < 4; ++step) EXPECT_EQ(program.steps[static_cast<std::size_t>(step)][0].peer, peers[step]);
   }
+}
+
+TEST(ScheduleClosedForms, BinePairsAtThePapersNegabinaryDistances) {
+  // delta(s) is the negabinary number of s+1 ones: 1; 1-2 = -1; 1-2+4 = 3; 1-2+4-8 = -5.
+  // Even ranks add it, odd ranks subtract it, modulo N. Worked out by hand from that rule:
+  const int peers8[3][8] = {{1, 0, 3, 2, 5, 4, 7, 6},   // s = 0: +1 / -1
+                            {7, 2, 1, 4, 3, 6, 5, 0},   // s = 1: -1 / +1
+                            {3, 6, 5, 0, 7, 2, 1, 4}};  // s = 2: +3 / -3
+  const int peers16[4][16] = {{1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14},
+                              {15, 2, 1, 4, 3, 6, 5, 8, 7, 10, 9, 12, 11, 14, 13, 0},
+                              {3, 14, 5, 0, 7, 2, 9, 4, 11, 6, 13, 8, 15, 10, 1, 12},
+                              {11, 6, 13, 8, 15, 10, 1, 12, 3, 14, 5, 0, 7, 2, 9, 4}};  // s = 3: -5 / +5
+  for (int step = 0; step < 3; ++step)
+    for (int rank = 0; rank < 8; ++rank) EXPECT_EQ(bine_peer(rank, step, 8), peers8[step][rank]) << step << " " << rank;
+  for (int step = 0; step < 4; ++step)
+    for (int rank = 0; rank < 16; ++rank) EXPECT_EQ(bine_peer(rank, step, 16), peers16[step][rank]) << step << " " << rank;
+  // Blocks kept, N = 8 (3 digits hold -2 .. 5): r odd is read as r, r even as -r, modulo 8 into
+  // that range; e.g. r = 6: -6 = 2 = 110, Gray code 101, reversed 101 = 5; r = 3: 111, Gray 100,
+  // reversed 001 = 1.
+  const std::vector<int> blocks8 = {0, 4, 6, 1, 3, 7, 5, 2};
+  EXPECT_EQ(bine_blocks(8), blocks8);
+  EXPECT_EQ(to_negabinary(-2), 0b10u);
+  EXPECT_EQ(from_negabinary(0b111u), 3);
+  for (int power = 2; power <= 1024; power *= 2) {
+    std::vector<int> sorted = bine_blocks(power);
+    std::sort(sorted.begin(), sorted.end());
+    for (int block = 0; block < power; ++block) ASSERT_EQ(sorted[static_cast<std::size_t>(block)], block) << power;
+    for (int step = 0; (1 << step) < power; ++step)
+      for (int rank = 0; rank < power; ++rank) {
+        // Mutual, and the paper's pairs are Swing's (its rho(s) is the same sequence).
+        EXPECT_EQ(bine_peer(bine_peer(rank, step, power), step, power), rank);
+        EXPECT_EQ(bine_peer(rank, step, power), swing_peer(rank, step, power));
+      }
+  }
+  // bine and swing pair the same ranks but keep other blocks from N = 8: rank 4 reduces block 3
+  // in bine (nu(4) = 3) and block 2 in swing, so its last reduce-scatter step receives another range.
+  const RankProgram bine8 = make_schedule("bine", Collective::allreduce, 8).program(4);
+  const RankProgram swing8 = make_schedule("swing", Collective::allreduce, 8).program(4);
+  EXPECT_EQ(bine8.steps[2][1].chunks, (ChunkRange{3, 4}));
+  EXPECT_EQ(swing8.steps[2][1].chunks, (ChunkRange{2, 3}));
+}
+
+TEST(ScheduleClosedForms, BruckSendsAtPowersOfTwoAtEveryRankCount) {
+  // N = 5, all-gather: distances 1, 2, 4 sending min(d, N - d) = 1, 2, 1 blocks; rank 0 sends its
+  // first blocks to 0 - d mod 5 = 4, 3, 1 and receives offsets [d, d + c) from d.
+  const RankProgram gather = make_schedule("bruck", Collective::allgather, 5).program(0);
+  const int to[] = {4, 3, 1};
+  const ChunkRange sent[] = {{0, 1}, {0, 2}, {0, 1}};
+  const ChunkRange received[] = {{1, 2}, {2, 4}, {4, 5}};
+  ASSERT_EQ(gather.steps.size(), 3u);
+  for (std::size_t step = 0; step < 3; ++step) {
+    EXPECT_EQ(gather.steps[step][0].peer, to[step]);
+    EXPECT_EQ(gather.steps[step][0].chunks, sent[step]);
+    EXPECT_EQ(gather.steps[step][1].peer, 1 << step);
+    EXPECT_EQ(gather.steps[step][1].chunks, received[step]);
+  }
+  // At N = 2^K and 2^K - 1 interval_paired's ceiling halving gives bruck's windows N, 2^(K-1), ..., 1.
+  for (int nranks : {2, 3, 4, 7, 8, 15, 64})
+    for (Collective collective : {Collective::allreduce, Collective::reduce_scatter, Collective::allgather}) {
+      const Schedule bruck_schedule = make_schedule("bruck", collective, nranks);
+      const Schedule paired = make_schedule("interval_paired", collective, nranks);
+      for (int rank = 0; rank < nranks; ++rank) EXPECT_EQ(bruck_schedule.program(rank).steps, paired.program(rank).steps);
+    }
+  for (int nranks : {5, 6, 9, 12})
+    EXPECT_NE(make_schedule("bruck", Collective::allgather, nranks).program(0).steps,
+              make_schedule("interval_paired", Collective::allgather, nranks).program(0).steps);
 }
 
 TEST(ScheduleClosedForms, IntervalPairedHalvesTheIntervalAndSendsEachBlockOnce) {

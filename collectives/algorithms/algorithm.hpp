@@ -48,6 +48,8 @@ Schedule halving_doubling(Collective collective, int nranks, const AlgorithmOpti
 Schedule recursive_doubling(Collective collective, int nranks, const AlgorithmOptions& options);
 Schedule swing(Collective collective, int nranks, const AlgorithmOptions& options);
 Schedule swing_latency(Collective collective, int nranks, const AlgorithmOptions& options);
+Schedule bine(Collective collective, int nranks, const AlgorithmOptions& options);
+Schedule bruck(Collective collective, int nranks, const AlgorithmOptions& options);
 
 // Helpers shared by the algorithm files.
 int floor_log2(int value);
@@ -78,5 +80,22 @@ struct PowerOfTwoFold {
 // partner(v, l, p) send each other the whole buffer and both reduce it in, then unfold.
 using ButterflyPartner = int (*)(int self, int level, int power);
 Schedule whole_buffer_butterfly(std::string_view algorithm, int nranks, ButterflyPartner partner);
+
+// A butterfly that halves the buffer then doubles it back, the all-reduce of swing and bine: fold
+// to p = 2^L ranks and cut the buffer into p blocks; virtual rank v ends the reduce-scatter owning
+// block owners(p)[v]. At level l = 0 .. L-1, v and w = partner(v, l, p) own blocks that agree in
+// their top l bits and differ in the next one (throws std::logic_error otherwise): v sends w the
+// 2^(L-l-1) blocks that share w's top l+1 bits and reduces in those that share its own. The
+// all-gather runs the levels in reverse, each rank sending what it holds. Then unfold.
+using BlockOwners = std::vector<int> (*)(int power);
+Schedule halving_butterfly(std::string_view algorithm, int nranks, ButterflyPartner partner, BlockOwners owners);
+
+// The circulant reduce-scatter / all-gather / all-reduce of interval_paired and bruck, over N
+// blocks with offsets relative to rank r, mod N, for window sizes s_0 = N > s_1 > ... > s_K = 1
+// with s_{k+1} >= s_k / 2. Reduce-scatter round k: r sends offsets [s_{k+1}, s_k) to r + s_{k+1}
+// and reduces in offsets [0, s_k - s_{k+1}) from r - s_{k+1}; r then owns block r. All-gather: the
+// rounds in reverse, r sending offsets [0, s_k - s_{k+1}) to r - s_{k+1} and receiving offsets
+// [s_{k+1}, s_k) from r + s_{k+1}. All-reduce: both.
+Schedule nested_intervals(std::string_view algorithm, Collective collective, int nranks, const std::vector<int>& sizes);
 
 }  // namespace ringlab

@@ -12,46 +12,21 @@
 // r - s_{k+1} and receives offsets [s_{k+1}, s_k) from r + s_{k+1}.
 // Each rank sends sum_k (s_k - s_{k+1}) = N-1 blocks per phase, so all-reduce costs
 // 2*ceil(log2 N)*a + 2(N-1)/N*n*b + (N-1)/N*n*g: the ring's bandwidth with log-many latencies.
+// The rounds are nested_intervals' (registry.cpp), which bruck shares with other sizes.
 #include "collectives/algorithms/algorithm.hpp"
 
 namespace ringlab {
 
 namespace {
-
 std::vector<int> interval_sizes(int nranks) {
   std::vector<int> sizes{nranks};
   while (sizes.back() > 1) sizes.push_back((sizes.back() + 1) / 2);
   return sizes;
 }
-
-void append_reduce_scatter(RankProgram& program, const std::vector<int>& sizes, int nranks) {
-  for (std::size_t k = 0; k + 1 < sizes.size(); ++k) {
-    const int interval = sizes[k + 1];
-    const int moved = sizes[k] - interval;
-    program.steps.push_back({Op{OpKind::send, interval, {interval, sizes[k]}},
-                             Op{OpKind::recv_reduce, nranks - interval, {0, moved}}});
-  }
-}
-
-void append_allgather(RankProgram& program, const std::vector<int>& sizes, int nranks) {
-  for (std::size_t k = sizes.size() - 1; k-- > 0;) {
-    const int interval = sizes[k + 1];
-    const int moved = sizes[k] - interval;
-    program.steps.push_back({Op{OpKind::send, nranks - interval, {0, moved}},
-                             Op{OpKind::recv, interval, {interval, sizes[k]}}});
-  }
-}
-
 }  // namespace
 
 Schedule interval_paired(Collective collective, int nranks, const AlgorithmOptions&) {
-  const std::vector<int> sizes = interval_sizes(nranks);
-  RankProgram relative;
-  if (collective == Collective::allreduce || collective == Collective::reduce_scatter)
-    append_reduce_scatter(relative, sizes, nranks);
-  if (collective == Collective::allreduce || collective == Collective::allgather)
-    append_allgather(relative, sizes, nranks);
-  return make_circulant("interval_paired", collective, nranks, nranks, std::move(relative));
+  return nested_intervals("interval_paired", collective, nranks, interval_sizes(nranks));
 }
 
 }  // namespace ringlab

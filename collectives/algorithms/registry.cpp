@@ -31,6 +31,10 @@ std::span<const AlgorithmInfo> algorithms() {
        {allreduce}, &swing},
       {"swing_latency", "De Sensi et al. 2024, latency-optimal: recursive doubling with Swing partners",
        {allreduce}, &swing_latency},
+      {"bine", "De Sensi et al. 2025, Bine butterfly: swing's pairs, block order from the negabinary remap nu(r)",
+       {allreduce}, &bine},
+      {"bruck", "Bruck et al. 1997: distances 2^k, ceil(log2 N) steps per phase at any N; all-reduce = RS + AG",
+       {allreduce, reduce_scatter, allgather}, &bruck},
   };
   return table;
 }
@@ -151,6 +155,72 @@ Schedule whole_buffer_butterfly(std::string_view algorithm, int nranks, Butterfl
   }
   if (fold.remainder > 0) fold.add_unfold(schedule, first_step + levels, everything);
   return schedule;
+}
+
+namespace {
+// Throws unless every pair of levels splits its range of blocks in two halves (halving_butterfly).
+void check_halving(std::string_view algorithm, const std::vector<int>& owners, ButterflyPartner partner) {
+  const int power = static_cast<int>(owners.size());
+  const int levels = floor_log2(power);
+  for (int self = 0; self < power; ++self)
+    for (int level = 0; level < levels; ++level) {
+      const int mine = owners[static_cast<std::size_t>(self)];
+      const int theirs = owners[static_cast<std::size_t>(partner(self, level, power))];
+      if ((mine ^ theirs) >> (levels - level - 1) != 1)
+        throw std::logic_error(fmt::format("{}: at level {} of {} ranks, rank {} (block {}) and its partner (block {}) "
+                                           "do not split one range of blocks", algorithm, level, power, self, mine, theirs));
+    }
+}
+}  // namespace
+
+Schedule halving_butterfly(std::string_view algorithm, int nranks, ButterflyPartner partner, BlockOwners owners) {
+  const PowerOfTwoFold fold = PowerOfTwoFold::of(nranks);
+  Schedule schedule = make_explicit(algorithm, Collective::allreduce, nranks, fold.active);
+  if (nranks == 1) return schedule;
+  const std::vector<int> owner = owners(fold.active);
+  check_halving(algorithm, owner, partner);
+  const int levels = floor_log2(fold.active);
+  const int first_step = fold.remainder > 0 ? 1 : 0;
+  if (fold.remainder > 0) fold.add_fold(schedule, 0, ChunkRange{0, fold.active});
+  // The blocks that share the top `level` bits of v's block.
+  auto blocks = [&](int self, int level) {
+    const int width = levels - level;
+    const std::int64_t first = std::int64_t{owner[static_cast<std::size_t>(self)] >> width} << width;
+    return ChunkRange{first, first + (std::int64_t{1} << width)};
+  };
+  for (int rank = 0; rank < nranks; ++rank) {
+    const int self = fold.virtual_rank(rank);
+    if (self < 0) continue;
+    for (int level = 0; level < levels; ++level) {
+      const int peer = partner(self, level, fold.active);
+      add_op(schedule, rank, first_step + level, {OpKind::send, fold.real_rank(peer), blocks(peer, level + 1)});
+      add_op(schedule, rank, first_step + level, {OpKind::recv_reduce, fold.real_rank(peer), blocks(self, level + 1)});
+    }
+    for (int level = levels - 1, step = first_step + levels; level >= 0; --level, ++step) {
+      const int peer = partner(self, level, fold.active);
+      add_op(schedule, rank, step, {OpKind::send, fold.real_rank(peer), blocks(self, level + 1)});
+      add_op(schedule, rank, step, {OpKind::recv, fold.real_rank(peer), blocks(peer, level + 1)});
+    }
+  }
+  if (fold.remainder > 0) fold.add_unfold(schedule, first_step + 2 * levels, ChunkRange{0, fold.active});
+  return schedule;
+}
+
+Schedule nested_intervals(std::string_view algorithm, Collective collective, int nranks, const std::vector<int>& sizes) {
+  RankProgram relative;
+  if (collective == Collective::allreduce || collective == Collective::reduce_scatter)
+    for (std::size_t k = 0; k + 1 < sizes.size(); ++k) {
+      const int interval = sizes[k + 1];
+      relative.steps.push_back({Op{OpKind::send, interval, {interval, sizes[k]}},
+                                Op{OpKind::recv_reduce, nranks - interval, {0, sizes[k] - interval}}});
+    }
+  if (collective == Collective::allreduce || collective == Collective::allgather)
+    for (std::size_t k = sizes.size() - 1; k-- > 0;) {
+      const int interval = sizes[k + 1];
+      relative.steps.push_back({Op{OpKind::send, nranks - interval, {0, sizes[k] - interval}},
+                                Op{OpKind::recv, interval, {interval, sizes[k]}}});
+    }
+  return make_circulant(std::string(algorithm), collective, nranks, nranks, std::move(relative));
 }
 
 void PowerOfTwoFold::add_unfold(Schedule& schedule, int step, ChunkRange everything) const {

@@ -45,28 +45,31 @@ std::vector<std::vector<int>> group_labels(int power, int levels) {
 }
 }  // namespace
 
-SwingGroups::SwingGroups(int power) : levels_(floor_log2(power)), label_(group_labels(power, levels_)) {
-  const std::vector<std::vector<int>>& label = label_;
-  // first_ of a group by level and label, top-down: the child holding the parent's label first.
-  first_.assign(static_cast<std::size_t>(levels_) + 1, std::vector<std::int64_t>(static_cast<std::size_t>(power), -1));
-  first_[0][0] = 0;
+SwingGroups::SwingGroups(int power) : levels_(floor_log2(power)) {
+  const std::vector<std::vector<int>> label = group_labels(power, levels_);
+  // The first position of a group by level and label, top-down: the child holding the parent's label first.
+  std::vector<std::vector<std::int64_t>> first(static_cast<std::size_t>(levels_) + 1,
+                                               std::vector<std::int64_t>(static_cast<std::size_t>(power), -1));
+  first[0][0] = 0;
   for (int step = 0; step < levels_; ++step) {
     const std::int64_t half = std::int64_t{1} << (levels_ - step - 1);
     for (int rank = 0; rank < power; ++rank) {
       const int parent = label[static_cast<std::size_t>(step)][static_cast<std::size_t>(rank)];
       const int child = label[static_cast<std::size_t>(step) + 1][static_cast<std::size_t>(rank)];
-      first_[static_cast<std::size_t>(step) + 1][static_cast<std::size_t>(child)] =
-          first_[static_cast<std::size_t>(step)][static_cast<std::size_t>(parent)] + (child == parent ? 0 : half);
+      first[static_cast<std::size_t>(step) + 1][static_cast<std::size_t>(child)] =
+          first[static_cast<std::size_t>(step)][static_cast<std::size_t>(parent)] + (child == parent ? 0 : half);
     }
   }
   position_.resize(static_cast<std::size_t>(power));
   for (int rank = 0; rank < power; ++rank)
-    position_[static_cast<std::size_t>(rank)] = static_cast<int>(first_.back()[static_cast<std::size_t>(rank)]);
+    position_[static_cast<std::size_t>(rank)] = static_cast<int>(first.back()[static_cast<std::size_t>(rank)]);
 }
 
-std::int64_t SwingGroups::first(int rank, int step) const {
-  const int group = label_[static_cast<std::size_t>(step)][static_cast<std::size_t>(rank)];
-  return first_[static_cast<std::size_t>(step)][static_cast<std::size_t>(group)];
+std::vector<int> swing_blocks(int power) {
+  const SwingGroups groups(power);
+  std::vector<int> blocks(static_cast<std::size_t>(power));
+  for (int rank = 0; rank < power; ++rank) blocks[static_cast<std::size_t>(rank)] = groups.position(rank);
+  return blocks;
 }
 
 }  // namespace ringlab

@@ -19,23 +19,22 @@ int swing_peer(int rank, int step, int power);
 // The groups a bandwidth-optimal Swing works in: group(r, s) is the set of ranks r reaches through
 // steps s .. L-1 (group(r, L) = {r}, group(r, s) = group(r, s+1) + group(peer(r, s), s+1)). The
 // constructor checks that each group(r, s) is exactly two disjoint groups of step s+1 (throws
-// std::logic_error otherwise) and numbers the ranks so that every group is a contiguous range of
-// positions: at step s rank r then reduce-scatters over one range per group.
+// std::logic_error otherwise) and numbers the ranks so that every group is an aligned range of
+// positions, the group holding the smaller rank first: at step s rank r then reduce-scatters over
+// one range per group (halving_butterfly).
 class SwingGroups {
  public:
   explicit SwingGroups(int power);
   int levels() const { return levels_; }
   // The block (position) that rank r ends up owning.
   int position(int rank) const { return position_[static_cast<std::size_t>(rank)]; }
-  // [first, last) of the positions of group(r, s), 0 <= s <= L.
-  std::int64_t first(int rank, int step) const;
-  std::int64_t last(int rank, int step) const { return first(rank, step) + (std::int64_t{1} << (levels_ - step)); }
 
  private:
   int levels_;
-  std::vector<std::vector<int>> label_;           // [step][rank]: the smallest rank of group(r, s)
-  std::vector<std::vector<std::int64_t>> first_;  // [step][label]: the group's first position
   std::vector<int> position_;
 };
+
+// SwingGroups(p).position of every rank 0 .. p-1.
+std::vector<int> swing_blocks(int power);
 
 }  // namespace ringlab

@@ -28,6 +28,7 @@ class CudaPeerAllreduce : public ::testing::TestWithParam<Param> {
 TEST_P(CudaPeerAllreduce, BitExactForEveryCountOpAndPlacement) {
   const auto& [label, nranks, type] = GetParam();
   const Implementation implementation = implementation_for(label, nranks);
+  if (implementation.name.empty()) GTEST_SKIP() << label << " builds its twin's schedule at N=" << nranks;
   const std::vector<int> devices = assign_devices({nranks, nranks, 1}, cuda::visible_device_count());
   std::mutex failures_mutex;
   std::vector<std::string> failures;
