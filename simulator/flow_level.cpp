@@ -7,10 +7,10 @@
 #include <cmath>
 #include <limits>
 #include <optional>
-#include <queue>
 #include <stdexcept>
 #include <utility>
 
+#include "simulator/event_calendar.hpp"
 #include "simulator/flow_routes.hpp"
 #include "simulator/job_footprint.hpp"
 #include "simulator/max_min.hpp"
@@ -23,20 +23,12 @@ namespace {
 
 enum class EventKind : std::uint8_t { piece_sent, piece_arrived, step_done, reduction_done };
 
-struct Event {
-  double time = 0;
-  std::uint64_t sequence = 0;  // creation order: ties at the same time are handled in it
+struct Event {  // its time is its bucket's (event_calendar.hpp)
   EventKind kind = EventKind::piece_sent;
   std::int32_t subject = 0;  // piece_sent: the flow; piece_arrived: the receiver; step_done: the rank
   std::int32_t slot = 0;     // piece_arrived: the receiver's slot
   std::int32_t sender = 0;   // piece_arrived
   std::uint32_t version = 0; // piece_sent: the flow's rate version it was computed with
-};
-
-struct Later {
-  bool operator()(const Event& a, const Event& b) const {
-    return a.time != b.time ? a.time > b.time : a.sequence > b.sequence;
-  }
 };
 
 // The pieces of one op: its element ranges (one, or two when the chunk range wraps), each cut
@@ -227,13 +219,9 @@ class Simulation {
     rebalance(0.0);
     sample_loads(0.0);
     while (!events_.empty()) {
-      const double now = events_.top().time;
-      while (!events_.empty() && events_.top().time == now) {
-        const Event event = events_.top();
-        events_.pop();
-        ++result.events;
-        handle(event, now);
-      }
+      const double now = events_.earliest();
+      while (!events_.empty() && events_.earliest() == now)
+        result.events += events_.handle_earliest([this](const Event& event, double time) { handle(event, time); });
       rebalance(now);
       sample_loads(now);
     }
@@ -253,10 +241,7 @@ class Simulation {
   }
 
  private:
-  void schedule(Event event) {
-    event.sequence = next_sequence_++;
-    events_.push(event);
-  }
+  void schedule(double time, const Event& event) { events_.add(time, event); }
 
   PieceCursor pieces_of(const Op& op) const {
     PieceCursor cursor;
@@ -421,7 +406,7 @@ class Simulation {
     }
     if (routes_.resources(flow.route).empty()) {  // no link to share: sent at once
       flow.rate = std::numeric_limits<double>::infinity();
-      schedule({now, 0, EventKind::piece_sent, index, 0, 0, flow.version});
+      schedule(now, {EventKind::piece_sent, index, 0, 0, flow.version});
     }
   }
 
@@ -450,13 +435,13 @@ class Simulation {
             .slots[static_cast<std::size_t>(flow.first_slot + flow.piece)]
             .first_byte = flow.piece_start_seconds + flow.route.latency_seconds;
         flow.piece_start_seconds = now;
-        schedule({now + flow.route.latency_seconds, 0, EventKind::piece_arrived, flow.destination,
+        schedule(now + flow.route.latency_seconds, {EventKind::piece_arrived, flow.destination,
                   flow.first_slot + flow.piece, flow.source, 0});
         ++flow.piece;
         flow.updated_at = now;
         flow.remaining = static_cast<double>(flow.pieces.next()) * element_bytes_;
         if (flow.remaining > 0)
-          schedule({now + flow.remaining / flow.rate, 0, EventKind::piece_sent, event.subject, 0, 0, flow.version});
+          schedule(now + flow.remaining / flow.rate, {EventKind::piece_sent, event.subject, 0, 0, flow.version});
         else
           end_flow(event.subject, now);
         return;
@@ -476,7 +461,7 @@ class Simulation {
         }
         if (sharing_ != nullptr) {
           update_busy(event.subject, now);
-          if (receiver.cpu_free > now) schedule({receiver.cpu_free, 0, EventKind::reduction_done, event.subject, 0, 0, 0});
+          if (receiver.cpu_free > now) schedule(receiver.cpu_free, {EventKind::reduction_done, event.subject, 0, 0, 0});
         }
         try_finish(event.subject, now);
         return;
@@ -505,7 +490,7 @@ class Simulation {
     const double end = std::max(state.cpu_free, now) + gamma_of(rank) * state.scratch_work_bytes;
     if (end > now) {
       state.end_scheduled = true;
-      schedule({end, 0, EventKind::step_done, rank, 0, 0, 0});
+      schedule(end, {EventKind::step_done, rank, 0, 0, 0});
       return;
     }
     finish_step(rank, now);
@@ -577,7 +562,7 @@ class Simulation {
       if (rates_[i] == flow.rate) continue;  // its pending event still holds
       flow.rate = rates_[i];
       ++flow.version;
-      schedule({now + flow.remaining / flow.rate, 0, EventKind::piece_sent, index, 0, 0, flow.version});
+      schedule(now + flow.remaining / flow.rate, {EventKind::piece_sent, index, 0, 0, flow.version});
     }
   }
 
@@ -651,8 +636,7 @@ class Simulation {
   std::vector<Flow> flows_;
   std::vector<int> free_flows_;
   std::vector<std::vector<int>> resource_flows_;  // the flows on each resource now
-  std::priority_queue<Event, std::vector<Event>, Later> events_;
-  std::uint64_t next_sequence_ = 0;
+  EventCalendar<Event> events_;
 
   std::vector<std::int32_t> dirty_;
   std::uint32_t epoch_ = 0;
