@@ -40,6 +40,8 @@ class FlowRoutes {
   NodeId switch_node(std::int32_t resource) const {
     return limited_switches_[static_cast<std::size_t>(resource - topology_.num_directed_links())];
   }
+  // The resource of a limited switch, -1 for any other node.
+  std::int32_t resource_of_switch(NodeId node) const { return switch_resource_[static_cast<std::size_t>(node)]; }
   const Topology& topology() const { return topology_; }
 
  private:

@@ -18,21 +18,25 @@
 namespace ringlab::simulator {
 
 // Flows in compressed rows: flow f crosses resources[flow_start[f] .. flow_start[f + 1]), indexes
-// into capacities (bytes/s, > 0). flow_start has one more entry than there are flows.
+// into capacities (bytes/s, > 0). flow_start has one more entry than there are flows. With
+// weights (one per crossing, else all 1), a crossing of weight w stands for w flows of f's rate
+// on that resource: a flow that represents an orbit of flows (flow_orbits.hpp).
 struct SharingProblem {
   std::vector<double> capacities;
   std::vector<std::int32_t> flow_start{0};
   std::vector<std::int32_t> resources;
+  std::vector<double> weights;  // empty: every crossing weighs 1
 
   int num_flows() const { return static_cast<int>(flow_start.size()) - 1; }
   void add_flow(std::span<const std::int32_t> crossed);
+  void add_flow(std::span<const std::int32_t> crossed, std::span<const double> crossing_weights);
   void clear();
 };
 
 // Scratch space for max_min_rates, kept between calls so that repeated solves do not allocate.
 struct SharingWorkspace {
   std::vector<double> capacity_left;
-  std::vector<std::int32_t> unfrozen;
+  std::vector<double> unfrozen;  // weights of the unfrozen flows on each resource
   std::vector<std::int32_t> resource_start;
   std::vector<std::int32_t> resource_flows;
   std::vector<std::int32_t> fill;
