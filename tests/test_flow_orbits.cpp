@@ -67,6 +67,7 @@ int expect_same_prediction(const std::string& preset, const std::string& algorit
 struct OrbitCase {
   std::string preset;
   int expected_orbit;  // of ring at an equal-chunk count: N / representatives, 1 where a condition fails
+  bool every_algorithm = true;  // false: ring alone (the others' full simulations on ring:1024 take minutes)
 };
 
 class SimulatorRankOrbits : public ::testing::TestWithParam<OrbitCase> {};
@@ -74,7 +75,9 @@ class SimulatorRankOrbits : public ::testing::TestWithParam<OrbitCase> {};
 TEST_P(SimulatorRankOrbits, EqualTheFullSimulationForEveryAlgorithm) {
   const OrbitCase& param = GetParam();
   const int nranks = make_preset_topology(param.preset).num_endpoints();
-  for (const std::string& algorithm : algorithm_names()) {
+  const std::vector<std::string> algorithms =
+      param.every_algorithm ? algorithm_names() : std::vector<std::string>{"ring"};
+  for (const std::string& algorithm : algorithms) {
     // Equal chunks (a multiple of every chunk count the algorithms use at these N), then unequal.
     const std::int64_t even = std::int64_t{nranks} * 1024;
     const int orbit = expect_same_prediction(param.preset, algorithm, even, 4096);
@@ -89,7 +92,8 @@ TEST_P(SimulatorRankOrbits, EqualTheFullSimulationForEveryAlgorithm) {
 // Both sides: ring:N and a dragonfly and nvswitch of whole units apply; a torus row's end (tied
 // routes), a partial nvswitch unit and a switch (no declared symmetry) do not.
 INSTANTIATE_TEST_SUITE_P(Presets, SimulatorRankOrbits,
-                         ::testing::Values(OrbitCase{"ring:8", 8}, OrbitCase{"ring:64", 64}, OrbitCase{"ring:1024", 1024},
+                         ::testing::Values(OrbitCase{"ring:8", 8}, OrbitCase{"ring:64", 64}, OrbitCase{"ring:256", 256},
+                                           OrbitCase{"ring:1024", 1024, false},
                                            OrbitCase{"torus2d:4x4", 1}, OrbitCase{"torus2d:8x16", 1},
                                            OrbitCase{"switch:16", 1}, OrbitCase{"nvswitch:8,nodes:40", 2},
                                            OrbitCase{"nvswitch:8,nodes:3", 1},
