@@ -49,6 +49,8 @@ void max_min_rates(const SharingProblem& problem, SharingWorkspace& work, std::v
     }
   }
   work.frozen.assign(static_cast<std::size_t>(nflows), 0);
+  work.touched_mark.assign(nresources, 0);
+  work.touched.clear();
   // A min-heap of (fair share, resource); an entry is stale when the resource's share changed since.
   auto share_of = [&](std::size_t r) { return std::max(0.0, work.capacity_left[r]) / work.unfrozen[r]; };
   auto later = std::greater<>{};
@@ -71,12 +73,24 @@ void max_min_rates(const SharingProblem& problem, SharingWorkspace& work, std::v
         const auto r = static_cast<std::size_t>(problem.resources[static_cast<std::size_t>(j)]);
         const double weight = weight_of(j);
         work.capacity_left[r] -= weighted ? share * weight : share;
-        if ((work.unfrozen[r] -= weight) > 0 && r != b) {
-          work.heap.emplace_back(share_of(r), static_cast<std::int32_t>(r));
-          std::push_heap(work.heap.begin(), work.heap.end(), later);
+        work.unfrozen[r] -= weight;
+        if (!work.touched_mark[r]) {
+          work.touched_mark[r] = 1;
+          work.touched.push_back(static_cast<std::int32_t>(r));
         }
       }
     }
+    // One new entry per resource the round changed, at its share after the round (the entries a
+    // push per frozen flow would add in between are stale by then, or equal to this one).
+    for (const std::int32_t touched : work.touched) {
+      const auto r = static_cast<std::size_t>(touched);
+      work.touched_mark[r] = 0;
+      if (work.unfrozen[r] > 0 && r != b) {
+        work.heap.emplace_back(share_of(r), touched);
+        std::push_heap(work.heap.begin(), work.heap.end(), later);
+      }
+    }
+    work.touched.clear();
   }
 }
 

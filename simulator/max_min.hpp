@@ -3,7 +3,8 @@
 //   1. every flow starts unfrozen; each resource has its capacity left and its unfrozen flows;
 //   2. the resource with the smallest fair share (capacity left / unfrozen flows on it) is the
 //      next bottleneck: its unfrozen flows get that share as their rate and freeze;
-//   3. their rates are taken from the capacity left of every other resource they cross;
+//   3. their rates are taken from the capacity left of every other resource they cross, whose
+//      shares are then queued once each;
 //   4. repeat until every flow is frozen.
 // No flow can then go faster without slowing a flow that is no faster than it. O((R + F h) log R)
 // for R resources, F flows of h resources each. Resources with no flow are ignored; a flow that
@@ -41,6 +42,8 @@ struct SharingWorkspace {
   std::vector<std::int32_t> resource_flows;
   std::vector<std::int32_t> fill;
   std::vector<unsigned char> frozen;
+  std::vector<unsigned char> touched_mark;  // resources a bottleneck round changed
+  std::vector<std::int32_t> touched;
   std::vector<std::pair<double, std::int32_t>> heap;
 };
 
