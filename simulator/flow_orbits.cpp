@@ -22,21 +22,41 @@ bool no_range_wraps(const Schedule& schedule) {
   return true;
 }
 
-// Whether each route a representative receives on is the only shortest one.
-bool receive_routes_unique(const Topology& topology, const Schedule& schedule, int stride) {
+// The resources a route crosses, as FlowRoutes numbers them.
+std::vector<std::int32_t> resources_of(const Route& route, const FlowRoutes& routes) {
+  std::vector<std::int32_t> resources(route.links.begin(), route.links.end());
+  for (NodeId node : route.limited_switches) resources.push_back(routes.resource_of_switch(node));
+  return resources;
+}
+
+// Whether the route of every pair a representative receives on, turned k times, is the route of
+// the pair turned k times, for every k: so where it is the only shortest route (an automorphism
+// keeps hops and latency), else where the router's choice among tied routes is checked turn by turn.
+bool receive_routes_turn_with_ranks(const FlowRoutes& routes, const Schedule& schedule, const RankOrbits& orbits,
+                                    const std::vector<std::int32_t>& image) {
+  const Topology& topology = routes.topology();
   std::set<int> offsets;
   for (const Step& step : schedule.programs.front().steps)
     for (const Op& op : step)
       if (op.kind != OpKind::send) offsets.insert(op.peer);
   std::map<int, std::vector<int>> receivers_by_source;
-  for (int representative = 0; representative < stride; ++representative)
+  for (int representative = 0; representative < orbits.stride; ++representative)
     for (int offset : offsets)
       receivers_by_source[(representative + offset) % schedule.nranks].push_back(representative);
-  const Router router(topology);
+  Router router(topology);
   for (const auto& [source, receivers] : receivers_by_source) {
     const std::vector<Router::CostFromRoot> costs = router.costs_from(topology.endpoint_node(source));
-    for (int receiver : receivers)
-      if (!costs[static_cast<std::size_t>(topology.endpoint_node(receiver))].path_unique) return false;
+    for (int receiver : receivers) {
+      if (costs[static_cast<std::size_t>(topology.endpoint_node(receiver))].path_unique) continue;
+      std::vector<std::int32_t> turned = resources_of(router.route(source, receiver), routes);
+      for (int turns = 1; turns < orbits.size; ++turns) {
+        for (std::int32_t& resource : turned) resource = image[static_cast<std::size_t>(resource)];
+        const int shift = turns * orbits.stride;
+        if (resources_of(router.route((source + shift) % schedule.nranks, (receiver + shift) % schedule.nranks), routes) !=
+            turned)
+          return false;
+      }
+    }
   }
   return true;
 }
@@ -79,8 +99,9 @@ std::optional<RankOrbits> rank_orbits(const FlowRoutes& routes, const Schedule& 
   RankOrbits orbits;
   orbits.size = symmetry->radices.front();
   orbits.stride = schedule.nranks / orbits.size;
-  if (!no_range_wraps(schedule) || !receive_routes_unique(topology, schedule, orbits.stride)) return std::nullopt;
+  if (!no_range_wraps(schedule)) return std::nullopt;
   const std::vector<std::int32_t> image = turned_resources(routes, symmetry->turns.front());
+  if (!receive_routes_turn_with_ranks(routes, schedule, orbits, image)) return std::nullopt;
   const auto nresources = static_cast<std::size_t>(routes.num_resources());
   orbits.canonical.assign(nresources, -1);
   orbits.weight.assign(nresources, 0.0);

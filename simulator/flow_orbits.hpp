@@ -10,8 +10,10 @@
 //   - the schedule is circulant on all the endpoints with equal chunks (count a multiple of
 //     nchunks), and no op's chunk range longer than one chunk wraps for any rank (the executor
 //     cuts a wrapping range in two pieces, so ranks of an orbit would cut it differently);
-//   - every route a representative receives on is the only one of least (hops, latency)
-//     (Router::costs_from), so the turned route is the route the router gives the turned pair;
+//   - the route of every pair a representative receives on, turned, is the route the router gives
+//     the turned pair: so where it is the only one of least (hops, latency) (Router::costs_from),
+//     and where it ties with others the router's choice is compared turn by turn (a torus row's
+//     end fails: the router picks among tied routes by node id);
 //   - no CPU sharing and no copy cost (both couple ranks through their CPUs and scratch).
 #pragma once
 

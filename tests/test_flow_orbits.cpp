@@ -89,16 +89,18 @@ TEST_P(SimulatorRankOrbits, EqualTheFullSimulationForEveryAlgorithm) {
   }
 }
 
-// Both sides: ring:N, switch:N and a dragonfly and nvswitch of whole units apply; a torus row's
-// end (tied routes), one nvswitch unit (the leading digit does not turn) and a partial last unit
-// (no declared symmetry) do not.
+// Both sides: ring:N, switch:N and a dragonfly and nvswitch of whole units apply (dragonfly:2's
+// group boundary with tied routes the router picks alike from each group); a torus row's end
+// (tied routes picked by node id), one nvswitch unit (the leading digit does not turn) and a
+// partial last unit (no declared symmetry) do not.
 INSTANTIATE_TEST_SUITE_P(Presets, SimulatorRankOrbits,
                          ::testing::Values(OrbitCase{"ring:8", 8}, OrbitCase{"ring:64", 64}, OrbitCase{"ring:256", 256},
                                            OrbitCase{"ring:1024", 1024, false},
                                            OrbitCase{"torus2d:4x4", 1}, OrbitCase{"torus2d:8x16", 1},
                                            OrbitCase{"switch:16", 16}, OrbitCase{"nvswitch:8,nodes:40", 2},
                                            OrbitCase{"nvswitch:8,nodes:3", 1}, OrbitCase{"nvswitch:8,nodes:25", 1},
-                                           OrbitCase{"dragonfly:8,routers=2,ranks=2,global=4", 8}),
+                                           OrbitCase{"dragonfly:8,routers=2,ranks=2,global=4", 8},
+                                           OrbitCase{"dragonfly:2", 2, false}),
                          [](const ::testing::TestParamInfo<OrbitCase>& case_info) {
                            std::string name;
                            for (char c : case_info.param.preset) name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
