@@ -107,6 +107,31 @@ INSTANTIATE_TEST_SUITE_P(Presets, SimulatorRankOrbits,
                            return name;
                          });
 
+// A switch of limited capacity stays put when the ranks turn: its one resource carries the flows
+// of every rank, so each crossing weighs N in the max-min solve, and the orbits must still agree.
+TEST(SimulatorRankOrbitsConditions, WeighAResourceEveryTurnKeeps) {
+  constexpr int nranks = 6;
+  Topology topology("blocking switch");
+  for (int rank = 0; rank < nranks; ++rank) topology.add_endpoint(fmt::format("rank{}", rank));
+  const NodeId hub = topology.add_switch("switch", 25e9);
+  for (NodeId rank = 0; rank < nranks; ++rank) topology.add_link(rank, hub, LinkDirection{10e9, 1e-6});
+  std::vector<NodeId> turn(nranks + 1, hub);
+  for (int rank = 0; rank < nranks; ++rank) turn[static_cast<std::size_t>(rank)] = (rank + 1) % nranks;
+  topology.set_rank_symmetry(RankSymmetry{{nranks}, {turn}});
+  const Schedule ring = make_schedule("ring", Collective::allreduce, nranks);
+  const std::int64_t count = nranks * 4096;
+  EXPECT_EQ(FlowLevelModel(topology).ranks_per_simulated_rank(ring, count), nranks);
+  const FlowPrediction full = predict_orbits_or_not(topology, ring, count, 0, false);
+  const FlowPrediction fast = predict_orbits_or_not(topology, ring, count, 0, true);
+  expect_within_1e6(full.prediction.seconds, fast.prediction.seconds, "blocking switch: time");
+  ASSERT_EQ(full.loads.size(), fast.loads.size());
+  for (std::size_t i = 0; i < full.loads.size(); ++i)
+    expect_within_1e6(full.loads[i].bytes, fast.loads[i].bytes, "blocking switch: bytes");
+  // The switch (25 GB/s for 6 flows) is the bottleneck, not the 10 GB/s links: each flow gets 25/6.
+  const double step_bytes = static_cast<double>(count) * 4 / nranks;
+  EXPECT_GT(full.prediction.seconds, 2.0 * (nranks - 1) * step_bytes / (25e9 / nranks));
+}
+
 TEST(SimulatorRankOrbitsConditions, NeedACirculantScheduleWhoseRangesDoNotWrap) {
   const Topology topology = make_preset_topology("ring:64");
   FlowLevelModel model(topology);
