@@ -15,6 +15,7 @@
 #include "collectives/algorithms/algorithm.hpp"
 #include "cli/cli_util.hpp"
 #include "simulator/closed_form.hpp"
+#include "simulator/flow_level.hpp"
 #include "simulator/flow_trace.hpp"
 #include "simulator/flow_work.hpp"
 #include "simulator/predictor.hpp"
@@ -161,19 +162,21 @@ std::string busiest_note(const std::string& algorithm, std::int64_t bytes, const
                      bytes, where, total > 0 ? 100 * busiest->busy_seconds / total : 0.0, 100 * busiest->utilisation);
 }
 
-// Refuses a flow-level sweep whose flows (segments sent, every rank, step, size, algorithm and
-// placement simulated) exceed simulator::max_simulated_flows, before the first prediction.
+// Refuses a flow-level sweep whose flows (segments sent, every rank simulated, step, size,
+// algorithm and placement) exceed simulator::max_simulated_flows, before the first prediction.
 void check_flow_work(const std::vector<Schedule>& schedules, const std::vector<std::string>& names,
                      const std::vector<bench::SweepSize>& sizes, const bench::BenchOptions& options,
-                     int placements) {
+                     int placements, simulator::FlowLevelModel& model) {
   double total = 0;
   double heaviest = 0;
   std::string heaviest_name;
   for (std::size_t i = 0; i < schedules.size(); ++i) {
     double flows = 0;
     for (const bench::SweepSize& size : sizes)
-      flows += placements * simulator::flow_level_flows(schedules[i], size.count, options.type,
-                                                        static_cast<std::int64_t>(options.segment_bytes));
+      flows += placements *
+               simulator::flow_level_flows(schedules[i], size.count, options.type,
+                                           static_cast<std::int64_t>(options.segment_bytes)) /
+               model.ranks_per_simulated_rank(schedules[i], size.count);
     total += flows;
     if (flows > heaviest) {
       heaviest = flows;
@@ -211,9 +214,13 @@ int run_simulate(const SimulateArguments& arguments, TimeLimit& time_limit) {
   std::vector<Schedule> schedules;
   for (const std::string& name : options.algorithms)
     schedules.push_back(make_schedule(name, Collective::allreduce, nranks, options.algorithm_options));
-  if (model.flows)
+  if (model.flows) {
+    simulator::FlowLevelOptions flow_options;  // as make_model's: which ranks it simulates
+    flow_options.record_trace = !arguments.trace.empty();
+    simulator::FlowLevelModel flow_model(priced.topology, gamma, flow_options);
     check_flow_work(schedules, options.algorithms, sizes, options,
-                    topology.footprint_curves().empty() && !topology.copy_cost_ratio() ? 1 : 2);
+                    topology.footprint_curves().empty() && !topology.copy_cost_ratio() ? 1 : 2, flow_model);
+  }
   // Each schedule is priced at every size: prepared once where the model can (the closed form
   // packs explicit ones).
   std::vector<simulator::ScheduleSeconds> prepared;

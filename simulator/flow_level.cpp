@@ -7,10 +7,11 @@
 #include <cmath>
 #include <limits>
 #include <optional>
-#include <queue>
 #include <stdexcept>
 #include <utility>
 
+#include "simulator/event_calendar.hpp"
+#include "simulator/flow_orbits.hpp"
 #include "simulator/flow_routes.hpp"
 #include "simulator/job_footprint.hpp"
 #include "simulator/max_min.hpp"
@@ -23,20 +24,12 @@ namespace {
 
 enum class EventKind : std::uint8_t { piece_sent, piece_arrived, step_done, reduction_done };
 
-struct Event {
-  double time = 0;
-  std::uint64_t sequence = 0;  // creation order: ties at the same time are handled in it
+struct Event {  // its time is its bucket's (event_calendar.hpp)
   EventKind kind = EventKind::piece_sent;
   std::int32_t subject = 0;  // piece_sent: the flow; piece_arrived: the receiver; step_done: the rank
   std::int32_t slot = 0;     // piece_arrived: the receiver's slot
   std::int32_t sender = 0;   // piece_arrived
   std::uint32_t version = 0; // piece_sent: the flow's rate version it was computed with
-};
-
-struct Later {
-  bool operator()(const Event& a, const Event& b) const {
-    return a.time != b.time ? a.time > b.time : a.sequence > b.sequence;
-  }
 };
 
 // The pieces of one op: its element ranges (one, or two when the chunk range wraps), each cut
@@ -116,9 +109,11 @@ struct RankState {
 
 class Simulation {
  public:
+  // With orbits, the representatives alone (flow_orbits.hpp).
   Simulation(FlowRoutes& routes, double gamma, const FlowLevelOptions& options, const Schedule& schedule,
-             std::int64_t count, DataType type, Placement placement)
-      : routes_(routes),
+             std::int64_t count, DataType type, Placement placement, const RankOrbits* orbits = nullptr)
+      : orbits_(orbits),
+        routes_(routes),
         gamma_(gamma),
         options_(options),
         schedule_(schedule),
@@ -127,14 +122,16 @@ class Simulation {
         piece_elements_(options.segment_bytes == 0
                             ? std::numeric_limits<std::int64_t>::max()
                             : std::max<std::int64_t>(1, options.segment_bytes / static_cast<std::int64_t>(element_size(type)))),
-        ranks_(static_cast<std::size_t>(schedule.nranks)),
-        waiting_(static_cast<std::size_t>(schedule.nranks)),
+        ranks_(static_cast<std::size_t>(orbits != nullptr ? orbits->stride : schedule.nranks)),
+        waiting_(ranks_.size()),
         resource_flows_(static_cast<std::size_t>(routes.num_resources())),
         resource_seen_(static_cast<std::size_t>(routes.num_resources()), 0),
         resource_local_(static_cast<std::size_t>(routes.num_resources()), -1),
         busy_since_(static_cast<std::size_t>(routes.num_resources()), 0.0),
         busy_(static_cast<std::size_t>(routes.num_resources()), 0.0),
         loads_(static_cast<std::size_t>(routes.num_resources())) {
+    routes_prefetched_.assign(static_cast<std::size_t>(schedule.nranks), 0);
+    if (schedule.circulant) send_offsets_ = send_peers(schedule.programs.front());
     set_up_cpu_sharing();
     if (const std::optional<double> ratio = routes_.topology().copy_cost_ratio(); ratio && *ratio > 0) {
       copy_cost_ratio_ = *ratio;
@@ -223,24 +220,21 @@ class Simulation {
   FlowPrediction run() {
     FlowPrediction result;
     result.prediction.steps = schedule_.num_steps();
-    for (int rank = 0; rank < schedule_.nranks; ++rank) enter_step(rank, 0, 0.0);
+    for (std::size_t rank = 0; rank < ranks_.size(); ++rank) enter_step(static_cast<int>(rank), 0, 0.0);
     rebalance(0.0);
     sample_loads(0.0);
     while (!events_.empty()) {
-      const double now = events_.top().time;
-      while (!events_.empty() && events_.top().time == now) {
-        const Event event = events_.top();
-        events_.pop();
-        ++result.events;
-        handle(event, now);
-      }
+      const double now = events_.earliest();
+      while (!events_.empty() && events_.earliest() == now)
+        result.events += events_.handle_earliest([this](const Event& event, double time) { handle(event, time); });
       rebalance(now);
       sample_loads(now);
     }
     check_finished();
     sample_loads(std::numeric_limits<double>::quiet_NaN());  // nothing left: the last samples fall to 0
-    result.prediction.rank_finish_seconds.reserve(ranks_.size());
-    for (const RankState& rank : ranks_) result.prediction.rank_finish_seconds.push_back(rank.step_start);
+    result.prediction.rank_finish_seconds.reserve(static_cast<std::size_t>(schedule_.nranks));
+    for (int rank = 0; rank < schedule_.nranks; ++rank)
+      result.prediction.rank_finish_seconds.push_back(ranks_[representative(rank)].step_start);
     result.prediction.seconds = ranks_.empty() ? 0.0
                                                : *std::max_element(result.prediction.rank_finish_seconds.begin(),
                                                                    result.prediction.rank_finish_seconds.end());
@@ -253,10 +247,19 @@ class Simulation {
   }
 
  private:
-  void schedule(Event event) {
-    event.sequence = next_sequence_++;
-    events_.push(event);
+  // The rank whose state stands for `rank`'s: itself, or its orbit's representative.
+  std::size_t representative(int rank) const {
+    return static_cast<std::size_t>(orbits_ != nullptr ? rank % orbits_->stride : rank);
   }
+  // The resource whose state stands for `resource`'s, and how many flows of an orbit one crossing is.
+  std::int32_t resource_class(std::int32_t resource) const {
+    return orbits_ != nullptr ? orbits_->canonical[static_cast<std::size_t>(resource)] : resource;
+  }
+  double crossing_weight(std::int32_t resource) const {
+    return orbits_ != nullptr ? orbits_->weight[static_cast<std::size_t>(resource)] : 1.0;
+  }
+
+  void schedule(double time, const Event& event) { events_.add(time, event); }
 
   PieceCursor pieces_of(const Op& op) const {
     PieceCursor cursor;
@@ -363,17 +366,17 @@ class Simulation {
       }
       for (const WaitingReceive& receive : receives_) {
         const int sender = receive.op.peer;
-        if (ranks_[static_cast<std::size_t>(sender)].step == step)
+        if (ranks_[representative(sender)].step == step)
           start_flow(sender, rank, step, receive.op, receive.first_slot, now);
         else
-          waiting_[static_cast<std::size_t>(sender)].push_back(receive);
+          waiting_[representative(sender)].push_back(receive);
       }
       // The receives that waited for this rank to enter the step start now; the others keep waiting.
       std::vector<WaitingReceive>& mine = waiting_[static_cast<std::size_t>(rank)];
       std::size_t kept = 0;
       for (std::size_t i = 0; i < mine.size(); ++i) {
         if (mine[i].step == step)
-          start_flow(rank, mine[i].receiver, step, mine[i].op, mine[i].first_slot, now);
+          start_flow(mine[i].op.peer, mine[i].receiver, step, mine[i].op, mine[i].first_slot, now);
         else
           mine[kept++] = mine[i];
       }
@@ -383,6 +386,30 @@ class Simulation {
     state.step = steps;
     state.finished = true;
     state.step_start = now;  // the rank's finish
+  }
+
+  // Every route `source` sends on in the schedule, with one search from it: the router keeps a
+  // bounded number of searches, and asking for a source's routes step by step searched again each
+  // step once ranks outnumbered them (interval_paired on torus2d:64x64: 97 % of its time).
+  void prefetch_routes_from(int source) {
+    routes_prefetched_[static_cast<std::size_t>(source)] = 1;
+    if (!schedule_.circulant) {
+      for (int destination : send_peers(schedule_.programs[static_cast<std::size_t>(source)]))
+        routes_.between(source, destination);
+      return;
+    }
+    for (int offset : send_offsets_) routes_.between(source, (source + offset) % schedule_.nranks);
+  }
+
+  // The peers a program sends to, each once (offsets in a circulant template).
+  static std::vector<int> send_peers(const RankProgram& program) {
+    std::vector<int> peers;
+    for (const Step& step : program.steps)
+      for (const Op& op : step)
+        if (op.kind == OpKind::send) peers.push_back(op.peer);
+    std::sort(peers.begin(), peers.end());
+    peers.erase(std::unique(peers.begin(), peers.end()), peers.end());
+    return peers;
   }
 
   void start_flow(int source, int destination, int step, const Op& receive, int first_slot, double now) {
@@ -401,6 +428,7 @@ class Simulation {
     flow.source = source;
     flow.destination = destination;
     flow.step = step;
+    if (!routes_prefetched_[static_cast<std::size_t>(source)]) prefetch_routes_from(source);
     flow.route = routes_.between(source, destination);
     flow.pieces = pieces_of(receive);
     flow.first_slot = first_slot;
@@ -412,22 +440,24 @@ class Simulation {
     ++transfers_;
     count_flow(source, 1, now);
     count_flow(destination, 1, now);
-    for (std::int32_t resource : routes_.resources(flow.route)) {
+    for (const std::int32_t crossed : routes_.resources(flow.route)) {
+      const std::int32_t resource = resource_class(crossed);
       auto& on_resource = resource_flows_[static_cast<std::size_t>(resource)];
       if (on_resource.empty()) busy_since_[static_cast<std::size_t>(resource)] = now;
       on_resource.push_back(index);
-      loads_[static_cast<std::size_t>(resource)] += flow.bytes;
+      loads_[static_cast<std::size_t>(resource)] += orbits_ != nullptr ? flow.bytes * crossing_weight(crossed) : flow.bytes;
       dirty_.push_back(resource);
     }
     if (routes_.resources(flow.route).empty()) {  // no link to share: sent at once
       flow.rate = std::numeric_limits<double>::infinity();
-      schedule({now, 0, EventKind::piece_sent, index, 0, 0, flow.version});
+      schedule(now, {EventKind::piece_sent, index, 0, 0, flow.version});
     }
   }
 
   void end_flow(int index, double now) {
     const Flow& flow = flows_[static_cast<std::size_t>(index)];
-    for (std::int32_t resource : routes_.resources(flow.route)) {
+    for (const std::int32_t crossed : routes_.resources(flow.route)) {
+      const std::int32_t resource = resource_class(crossed);
       auto& on_resource = resource_flows_[static_cast<std::size_t>(resource)];
       const auto found = std::find(on_resource.begin(), on_resource.end(), index);
       *found = on_resource.back();
@@ -450,21 +480,21 @@ class Simulation {
             .slots[static_cast<std::size_t>(flow.first_slot + flow.piece)]
             .first_byte = flow.piece_start_seconds + flow.route.latency_seconds;
         flow.piece_start_seconds = now;
-        schedule({now + flow.route.latency_seconds, 0, EventKind::piece_arrived, flow.destination,
+        schedule(now + flow.route.latency_seconds, {EventKind::piece_arrived, flow.destination,
                   flow.first_slot + flow.piece, flow.source, 0});
         ++flow.piece;
         flow.updated_at = now;
         flow.remaining = static_cast<double>(flow.pieces.next()) * element_bytes_;
         if (flow.remaining > 0)
-          schedule({now + flow.remaining / flow.rate, 0, EventKind::piece_sent, event.subject, 0, 0, flow.version});
+          schedule(now + flow.remaining / flow.rate, {EventKind::piece_sent, event.subject, 0, 0, flow.version});
         else
           end_flow(event.subject, now);
         return;
       }
       case EventKind::piece_arrived: {
-        RankState& sender = ranks_[static_cast<std::size_t>(event.sender)];
+        RankState& sender = ranks_[representative(event.sender)];
         if (--sender.pending_send_pieces < 0) unmatched(event.subject, event.sender);
-        try_finish(event.sender, now);
+        try_finish(static_cast<int>(representative(event.sender)), now);
         RankState& receiver = ranks_[static_cast<std::size_t>(event.subject)];
         Slot& slot = receiver.slots[static_cast<std::size_t>(event.slot)];
         slot.arrived = true;
@@ -476,7 +506,7 @@ class Simulation {
         }
         if (sharing_ != nullptr) {
           update_busy(event.subject, now);
-          if (receiver.cpu_free > now) schedule({receiver.cpu_free, 0, EventKind::reduction_done, event.subject, 0, 0, 0});
+          if (receiver.cpu_free > now) schedule(receiver.cpu_free, {EventKind::reduction_done, event.subject, 0, 0, 0});
         }
         try_finish(event.subject, now);
         return;
@@ -505,7 +535,7 @@ class Simulation {
     const double end = std::max(state.cpu_free, now) + gamma_of(rank) * state.scratch_work_bytes;
     if (end > now) {
       state.end_scheduled = true;
-      schedule({end, 0, EventKind::step_done, rank, 0, 0, 0});
+      schedule(end, {EventKind::step_done, rank, 0, 0, 0});
       return;
     }
     finish_step(rank, now);
@@ -534,7 +564,7 @@ class Simulation {
           if (flow.seen == epoch_) continue;
           flow.seen = epoch_;
           component_flows_.push_back(index);
-          for (std::int32_t resource : routes_.resources(flow.route)) visit_resource(resource);
+          for (std::int32_t resource : routes_.resources(flow.route)) visit_resource(resource_class(resource));
         }
       solve_component(now);
       if (options_.record_trace) touched_.insert(touched_.end(), component_resources_.begin(), component_resources_.end());
@@ -551,7 +581,7 @@ class Simulation {
   void solve_component(double now) {
     if (component_flows_.empty()) return;
     rates_.clear();
-    if (component_flows_.size() == 1) {
+    if (component_flows_.size() == 1 && orbits_ == nullptr) {
       double rate = std::numeric_limits<double>::infinity();
       for (std::int32_t resource : component_resources_) rate = std::min(rate, capacity(resource));
       rates_.push_back(rate);
@@ -563,9 +593,15 @@ class Simulation {
       }
       for (int index : component_flows_) {
         crossed_.clear();
-        for (std::int32_t resource : routes_.resources(flows_[static_cast<std::size_t>(index)].route))
-          crossed_.push_back(resource_local_[static_cast<std::size_t>(resource)]);
-        problem_.add_flow(crossed_);
+        crossing_weights_.clear();
+        for (std::int32_t resource : routes_.resources(flows_[static_cast<std::size_t>(index)].route)) {
+          crossed_.push_back(resource_local_[static_cast<std::size_t>(resource_class(resource))]);
+          crossing_weights_.push_back(crossing_weight(resource));
+        }
+        if (orbits_ != nullptr)
+          problem_.add_flow(crossed_, crossing_weights_);
+        else
+          problem_.add_flow(crossed_);
       }
       max_min_rates(problem_, workspace_, rates_);
     }
@@ -577,7 +613,7 @@ class Simulation {
       if (rates_[i] == flow.rate) continue;  // its pending event still holds
       flow.rate = rates_[i];
       ++flow.version;
-      schedule({now + flow.remaining / flow.rate, 0, EventKind::piece_sent, index, 0, 0, flow.version});
+      schedule(now + flow.remaining / flow.rate, {EventKind::piece_sent, index, 0, 0, flow.version});
     }
   }
 
@@ -604,8 +640,9 @@ class Simulation {
   void collect_loads(FlowPrediction& result) const {
     const Topology& topology = routes_.topology();
     for (std::size_t resource = 0; resource < loads_.size(); ++resource) {
-      if (loads_[resource] <= 0) continue;
       const auto id = static_cast<std::int32_t>(resource);
+      const auto of_class = static_cast<std::size_t>(resource_class(id));  // an orbit's resources carry alike
+      if (loads_[of_class] <= 0) continue;
       ResourceLoad load;
       load.is_switch = routes_.is_switch(id);
       if (load.is_switch) {
@@ -615,14 +652,15 @@ class Simulation {
         load.to = topology.directed_link(id).to;
       }
       load.capacity = routes_.capacity(id);
-      load.bytes = loads_[resource];
-      load.busy_seconds = busy_[resource];
+      load.bytes = loads_[of_class];
+      load.busy_seconds = busy_[of_class];
       const double seconds = result.prediction.seconds;
       load.utilisation = seconds > 0 ? load.bytes / (load.capacity * seconds) : 0.0;
       result.loads.push_back(load);
     }
   }
 
+  const RankOrbits* orbits_ = nullptr;  // null: every rank simulated
   const CpuSharing* sharing_ = nullptr;  // null: links and gamma as written
   std::vector<int> busy_on_cpu_;  // ranks with a flow or a reduction to finish
   std::vector<int> ranks_on_cpu_;
@@ -649,10 +687,11 @@ class Simulation {
   std::vector<Op> resolved_;                      // scratch of enter_step: the step's ops, peers resolved
   std::vector<unsigned char> lands_in_scratch_;   // per receive piece of the step
   std::vector<Flow> flows_;
+  std::vector<unsigned char> routes_prefetched_;  // by source rank
+  std::vector<int> send_offsets_;                 // a circulant template's send peers
   std::vector<int> free_flows_;
   std::vector<std::vector<int>> resource_flows_;  // the flows on each resource now
-  std::priority_queue<Event, std::vector<Event>, Later> events_;
-  std::uint64_t next_sequence_ = 0;
+  EventCalendar<Event> events_;
 
   std::vector<std::int32_t> dirty_;
   std::uint32_t epoch_ = 0;
@@ -661,6 +700,7 @@ class Simulation {
   std::vector<std::int32_t> component_resources_;
   std::vector<int> component_flows_;
   std::vector<std::int32_t> crossed_;
+  std::vector<double> crossing_weights_;
   SharingProblem problem_;
   SharingWorkspace workspace_;
   std::vector<double> rates_;
@@ -704,13 +744,23 @@ FlowLevelModel& FlowLevelModel::at_footprint(double footprint_bytes) {
   return *footprint_model_;
 }
 
+int FlowLevelModel::ranks_per_simulated_rank(const Schedule& schedule, std::int64_t count) {
+  if (options_.record_trace || !options_.use_rank_orbits || !topology_.footprint_curves().empty()) return 1;
+  const std::optional<RankOrbits> orbits = rank_orbits(*routes_, schedule, count);
+  return orbits ? orbits->size : 1;
+}
+
 FlowPrediction FlowLevelModel::predict(const Schedule& schedule, std::int64_t count, DataType type,
                                        Placement placement) {
   check_schedule(schedule, topology_, count);
   if (!topology_.footprint_curves().empty())
     return at_footprint(job_footprint_bytes(schedule, count, type, placement)).predict(schedule, count, type, placement);
   routes_->release_cache();
-  return Simulation(*routes_, gamma_seconds_per_byte_, options_, schedule, count, type, placement).run();
+  const std::optional<RankOrbits> orbits =
+      options_.record_trace || !options_.use_rank_orbits ? std::nullopt : rank_orbits(*routes_, schedule, count);
+  return Simulation(*routes_, gamma_seconds_per_byte_, options_, schedule, count, type, placement,
+                    orbits ? &*orbits : nullptr)
+      .run();
 }
 
 }  // namespace ringlab::simulator

@@ -20,7 +20,8 @@
 //      reduction it starts costs gamma divided by that; a change of a CPU's busy ranks re-solves
 //      the flows on its ranks' links.
 // When no two flows ever share a resource and transfers are whole (segment 0) this is exactly
-// the closed form. Deterministic: events at the same time are handled in the order they were
+// the closed form. Where the schedule, network and routes look alike from every rank of an orbit
+// (flow_orbits.hpp), one rank an orbit is simulated, with the same result up to rounding. Deterministic: events at the same time are handled in the order they were
 // created. A topology with footprint curves is simulated as it is at the call's footprint, as in
 // the closed form (closed_form.hpp).
 #pragma once
@@ -46,6 +47,9 @@ struct FlowLevelOptions {
   // Record a timeline (rank steps and transfers) for --trace, up to max_trace_spans spans.
   bool record_trace = false;
   std::size_t max_trace_spans = 1'000'000;
+  // Simulate one rank an orbit where flow_orbits.hpp's conditions hold (never with a trace);
+  // false: every rank, as tests do to compare the two.
+  bool use_rank_orbits = true;
 };
 
 // What one link direction or limited switch carried during a prediction.
@@ -106,6 +110,10 @@ class FlowLevelModel {
   // The placement matters only on a topology with footprint curves (it sets the footprint).
   FlowPrediction predict(const Schedule& schedule, std::int64_t count, DataType type,
                          Placement placement = Placement::out_of_place);
+
+  // How many ranks each rank predict simulates stands for: the orbit size where the rank orbits
+  // of flow_orbits.hpp apply (ring on ring:N: N), else 1. What a caller divides its flow count by.
+  int ranks_per_simulated_rank(const Schedule& schedule, std::int64_t count);
 
   double gamma_seconds_per_byte() const { return gamma_seconds_per_byte_; }
   const FlowLevelOptions& options() const { return options_; }

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <span>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "topology/routing.hpp"
@@ -40,15 +41,20 @@ class FlowRoutes {
   NodeId switch_node(std::int32_t resource) const {
     return limited_switches_[static_cast<std::size_t>(resource - topology_.num_directed_links())];
   }
+  // The resource of a limited switch, -1 for any other node.
+  std::int32_t resource_of_switch(NodeId node) const { return switch_resource_[static_cast<std::size_t>(node)]; }
   const Topology& topology() const { return topology_; }
 
  private:
+  FlowRoute from_table(int source_rank, int destination_rank);
+
   const Topology& topology_;
   Router router_;
   std::vector<double> capacities_;
   std::vector<NodeId> limited_switches_;
   std::vector<std::int32_t> switch_resource_;  // by node id; -1 for nodes that are not limited switches
   std::unordered_map<std::uint64_t, FlowRoute> routes_;
+  std::vector<std::pair<int, FlowRoute>> last_of_source_;  // by source rank: the last destination asked for, its route
   std::vector<std::int32_t> pool_;
 };
 

@@ -3,7 +3,8 @@
 //   1. every flow starts unfrozen; each resource has its capacity left and its unfrozen flows;
 //   2. the resource with the smallest fair share (capacity left / unfrozen flows on it) is the
 //      next bottleneck: its unfrozen flows get that share as their rate and freeze;
-//   3. their rates are taken from the capacity left of every other resource they cross;
+//   3. their rates are taken from the capacity left of every other resource they cross, whose
+//      shares are then queued once each;
 //   4. repeat until every flow is frozen.
 // No flow can then go faster without slowing a flow that is no faster than it. O((R + F h) log R)
 // for R resources, F flows of h resources each. Resources with no flow are ignored; a flow that
@@ -18,25 +19,31 @@
 namespace ringlab::simulator {
 
 // Flows in compressed rows: flow f crosses resources[flow_start[f] .. flow_start[f + 1]), indexes
-// into capacities (bytes/s, > 0). flow_start has one more entry than there are flows.
+// into capacities (bytes/s, > 0). flow_start has one more entry than there are flows. With
+// weights (one per crossing, else all 1), a crossing of weight w stands for w flows of f's rate
+// on that resource: a flow that represents an orbit of flows (flow_orbits.hpp).
 struct SharingProblem {
   std::vector<double> capacities;
   std::vector<std::int32_t> flow_start{0};
   std::vector<std::int32_t> resources;
+  std::vector<double> weights;  // empty: every crossing weighs 1
 
   int num_flows() const { return static_cast<int>(flow_start.size()) - 1; }
   void add_flow(std::span<const std::int32_t> crossed);
+  void add_flow(std::span<const std::int32_t> crossed, std::span<const double> crossing_weights);
   void clear();
 };
 
 // Scratch space for max_min_rates, kept between calls so that repeated solves do not allocate.
 struct SharingWorkspace {
   std::vector<double> capacity_left;
-  std::vector<std::int32_t> unfrozen;
+  std::vector<double> unfrozen;  // weights of the unfrozen flows on each resource
   std::vector<std::int32_t> resource_start;
   std::vector<std::int32_t> resource_flows;
   std::vector<std::int32_t> fill;
   std::vector<unsigned char> frozen;
+  std::vector<unsigned char> touched_mark;  // resources a bottleneck round changed
+  std::vector<std::int32_t> touched;
   std::vector<std::pair<double, std::int32_t>> heap;
 };
 

@@ -20,7 +20,11 @@ RouteCosts::RouteCosts(const Topology& topology, std::size_t cache_budget_bytes)
       rows_by_offset_(static_cast<std::size_t>(nranks_)),
       uplinks_(uplinks_of(topology, switches_)),
       switch_rows_(switches_.size()) {
-  if (!rank_symmetry_holds(topology)) return;
+  // Every rank on one switch (switch:N): that switch's one search prices every route, sooner than
+  // checking a declared symmetry would.
+  const bool star = topology.num_switches() == 1 &&
+                    std::all_of(uplinks_.begin(), uplinks_.end(), [](const Uplink& uplink) { return uplink.row >= 0; });
+  if (star || !rank_symmetry_holds(topology)) return;
   const RankSymmetry& declared = *topology.rank_symmetry();
   Symmetry symmetry;
   symmetry.radices = declared.radices;

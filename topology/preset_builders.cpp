@@ -47,6 +47,10 @@ Topology single_switch(const PresetArguments& arguments) {
   for (std::int64_t rank = 0; rank < n; ++rank) topology.add_endpoint(fmt::format("rank{}", rank));
   const NodeId hub = topology.add_switch("switch");
   for (NodeId rank = 0; rank < n; ++rank) topology.add_link(rank, hub, link);
+  // Turning the ranks by one (the switch staying) maps the network onto itself.
+  std::vector<NodeId> turn(static_cast<std::size_t>(n + 1), hub);
+  for (std::int64_t i = 0; i < n; ++i) turn[static_cast<std::size_t>(i)] = static_cast<NodeId>((i + 1) % n);
+  topology.set_rank_symmetry(RankSymmetry{{static_cast<int>(n)}, {std::move(turn)}});
   return topology;
 }
 

@@ -72,7 +72,7 @@ const Router::Tree& Router::tree_from(NodeId root) {
 std::vector<Router::CostFromRoot> Router::costs_from(NodeId root) const {
   std::vector<CostFromRoot> costs(static_cast<std::size_t>(topology_.num_nodes()));
   std::vector<double> widest(costs.size(), 0.0);  // the largest bottleneck among tied routes
-  costs[static_cast<std::size_t>(root)] = {0, 0.0, unlimited_capacity, true};
+  costs[static_cast<std::size_t>(root)] = {0, 0.0, unlimited_capacity, true, true};
   widest[static_cast<std::size_t>(root)] = unlimited_capacity;
   search_from(root, [&](NodeId node, DirectedLinkId, const DirectedLink& link, std::pair<std::int32_t, double> offer) {
     const CostFromRoot& here = costs[static_cast<std::size_t>(node)];
@@ -82,7 +82,7 @@ std::vector<Router::CostFromRoot> Router::costs_from(NodeId root) const {
     const double wide = std::min({widest[static_cast<std::size_t>(node)], capacity, link.bandwidth});
     CostFromRoot& next = costs[static_cast<std::size_t>(link.to)];
     if (next.hops < 0 || offer < std::pair(next.hops, next.latency)) {
-      next = {offer.first, offer.second, narrow, narrow == wide};
+      next = {offer.first, offer.second, narrow, narrow == wide, here.path_unique};
       widest[static_cast<std::size_t>(link.to)] = wide;
       return true;
     }
@@ -91,6 +91,7 @@ std::vector<Router::CostFromRoot> Router::costs_from(NodeId root) const {
       double& next_widest = widest[static_cast<std::size_t>(link.to)];
       next_widest = std::max(next_widest, wide);
       next.bottleneck_unique = next.bottleneck == next_widest;
+      next.path_unique = false;
     }
     return false;
   });

@@ -60,6 +60,7 @@ class Router {
     double latency = 0;
     double bottleneck = unlimited_capacity;
     bool bottleneck_unique = true;
+    bool path_unique = true;  // no other route ties it in (hops, latency): an automorphism maps it to its image's route
   };
   std::vector<CostFromRoot> costs_from(NodeId root) const;
 
