@@ -40,16 +40,10 @@ Schedule make_schedule(std::string_view algorithm, Collective collective, int nr
 Schedule make_schedule(const AlgorithmInfo& algorithm, Collective collective, int nranks,
                        const AlgorithmOptions& options = {});
 
-// The algorithm files.
-Schedule parameter_server(Collective collective, int nranks, const AlgorithmOptions& options);
-Schedule ring(Collective collective, int nranks, const AlgorithmOptions& options);
-Schedule interval_paired(Collective collective, int nranks, const AlgorithmOptions& options);
-Schedule halving_doubling(Collective collective, int nranks, const AlgorithmOptions& options);
-Schedule recursive_doubling(Collective collective, int nranks, const AlgorithmOptions& options);
-Schedule swing(Collective collective, int nranks, const AlgorithmOptions& options);
-Schedule swing_latency(Collective collective, int nranks, const AlgorithmOptions& options);
-Schedule bine(Collective collective, int nranks, const AlgorithmOptions& options);
-Schedule bruck(Collective collective, int nranks, const AlgorithmOptions& options);
+// The algorithm files, one function each (collectives/algorithms/algorithms.def).
+#define RINGLAB_ALGORITHM(id, summary, ...) Schedule id(Collective collective, int nranks, const AlgorithmOptions& options);
+#include "collectives/algorithms/algorithms.def"
+#undef RINGLAB_ALGORITHM
 
 // Helpers shared by the algorithm files.
 int floor_log2(int value);

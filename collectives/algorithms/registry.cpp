@@ -17,24 +17,9 @@ constexpr Collective broadcast = Collective::broadcast;
 
 std::span<const AlgorithmInfo> algorithms() {
   static const std::vector<AlgorithmInfo> table = {
-      {"parameter_server", "central server (--root) or k shards (--shards); k = N is direct RS + AG",
-       {allreduce, reduce_scatter, allgather, broadcast}, &parameter_server},
-      {"ring", "classic ring: reduce-scatter then all-gather, 2(N-1) steps",
-       {allreduce, reduce_scatter, allgather, broadcast}, &ring},
-      {"interval_paired", "HAN et al. 2023 interval-paired ring, circulant form, 2*ceil(log2 N) steps",
-       {allreduce, reduce_scatter, allgather}, &interval_paired},
-      {"halving_doubling", "Rabenseifner: recursive halving RS + doubling AG, fold for non-powers of two",
-       {allreduce}, &halving_doubling},
-      {"recursive_doubling", "recursive doubling on the whole buffer (latency-optimal); binomial broadcast",
-       {allreduce, broadcast}, &recursive_doubling},
-      {"swing", "De Sensi et al. 2024, bandwidth-optimal: halving-doubling with Swing partners r +- (1-(-2)^(s+1))/3",
-       {allreduce}, &swing},
-      {"swing_latency", "De Sensi et al. 2024, latency-optimal: recursive doubling with Swing partners",
-       {allreduce}, &swing_latency},
-      {"bine", "De Sensi et al. 2025, Bine butterfly: swing's pairs, block order from the negabinary remap nu(r)",
-       {allreduce}, &bine},
-      {"bruck", "Bruck et al. 1997: distances 2^k, ceil(log2 N) steps per phase at any N; all-reduce = RS + AG",
-       {allreduce, reduce_scatter, allgather}, &bruck},
+#define RINGLAB_ALGORITHM(id, summary, ...) {#id, summary, {__VA_ARGS__}, &id},
+#include "collectives/algorithms/algorithms.def"
+#undef RINGLAB_ALGORITHM
   };
   return table;
 }
