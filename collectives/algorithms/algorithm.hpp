@@ -50,6 +50,7 @@ Schedule swing(Collective collective, int nranks, const AlgorithmOptions& option
 Schedule swing_latency(Collective collective, int nranks, const AlgorithmOptions& options);
 Schedule bine(Collective collective, int nranks, const AlgorithmOptions& options);
 Schedule bruck(Collective collective, int nranks, const AlgorithmOptions& options);
+Schedule double_binary_tree(Collective collective, int nranks, const AlgorithmOptions& options);
 
 // Helpers shared by the algorithm files.
 int floor_log2(int value);

@@ -35,6 +35,8 @@ std::span<const AlgorithmInfo> algorithms() {
        {allreduce}, &bine},
       {"bruck", "Bruck et al. 1997: distances 2^k, ceil(log2 N) steps per phase at any N; all-reduce = RS + AG",
        {allreduce, reduce_scatter, allgather}, &bruck},
+      {"double_binary_tree", "NCCL's two complementary binary trees, half the buffer each, reduce then broadcast in 4 segments",
+       {allreduce}, &double_binary_tree},
   };
   return table;
 }
