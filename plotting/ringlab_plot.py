@@ -56,6 +56,7 @@ STYLE = {
     "swing_latency": ("tab:pink", ">"),
     "bine": ("tab:olive", "X"),
     "bruck": ("tab:cyan", "*"),
+    "double_binary_tree": ("darkgreen", "h"),
     "mpi-native": ("tab:orange", "P"),
 }
 

@@ -37,6 +37,7 @@ std::vector<Implementation> every_implementation(int nranks, bool with_native) {
       {"swing_latency", {}, "swing_latency", ""},
       {"bine", {}, "bine", "swing"},
       {"bruck", {}, "bruck", "interval_paired"},
+      {"double_binary_tree", {}, "double_binary_tree", ""},
   };
   if (with_native) list.push_back({std::string(mpi_native), {}, "mpi_native", ""});
   return list;

@@ -20,8 +20,8 @@ struct Implementation {
   std::string twin;   // the label of an implementation whose schedule it equals at some N
 };
 
-// parameter_server (central and k = N), ring, interval_paired, halving_doubling,
-// recursive_doubling, swing, swing_latency, bine, bruck; plus mpi-native when `with_native`.
+// parameter_server (central and k = N), ring, interval_paired, halving_doubling, recursive_doubling,
+// swing, swing_latency, bine, bruck, double_binary_tree; plus mpi-native when `with_native`.
 // Without the ones whose schedule at N ranks equals their twin's (bine is swing below N = 8,
 // bruck is interval_paired at N = 2^K and 2^K - 1): running them would repeat the twin's cases.
 std::vector<Implementation> implementations(int nranks, bool with_native);

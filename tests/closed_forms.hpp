@@ -17,6 +17,11 @@ struct ClosedForm {
   double alphas = 0;
   double beta = 0;
   double gamma = 0;
+  // false where the critical path has no closed form here (double_binary_tree, whose pipeline
+  // fills unevenly): beta and gamma are then upper bounds (each step's most on any path) and
+  // steps x (alpha + min_step_beta n beta) is a lower bound on its time.
+  bool exact_path = true;
+  double min_step_beta = 0;
 };
 
 int log2_ceil(int n);
