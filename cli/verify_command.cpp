@@ -2,6 +2,8 @@
 #include <fmt/format.h>
 
 #include <memory>
+#include <optional>
+#include <utility>
 
 #include "collectives/algorithms/algorithm.hpp"
 #include "cli/cli_util.hpp"
@@ -42,18 +44,30 @@ bool report(const Schedule& schedule, bool quiet) {
   return result.ok();
 }
 
-// --equivalent's A or B: a schedule file (a path ending in .json) or an algorithm at N ranks.
-Schedule equivalence_operand(const std::string& name, Collective collective, int nranks, AlgorithmOptions options) {
-  if (name.ends_with(".json")) return read_schedule_file(name);
+// The user's --root and --shards, clamped into an N-rank job (verify walks many N).
+AlgorithmOptions options_at(AlgorithmOptions options, int nranks) {
   if (options.root >= nranks) options.root = 0;
   if (options.shards > nranks) options.shards = nranks;
-  return make_schedule(name, collective, nranks, options);
+  return options;
 }
+
+// --equivalent's A or B: a schedule file (a path ending in .json, read once) or an algorithm,
+// built at each N.
+struct EquivalenceOperand {
+  std::string name;
+  std::optional<Schedule> from_file;
+  explicit EquivalenceOperand(std::string given) : name(std::move(given)) {
+    if (name.ends_with(".json")) from_file = read_schedule_file(name);
+  }
+  Schedule at(Collective collective, int nranks, const AlgorithmOptions& options) const {
+    return from_file ? *from_file : make_schedule(name, collective, nranks, options_at(options, nranks));
+  }
+};
 
 // `verify --equivalent A B`: one line per N (and the maps unless --quiet); 0 when every N is.
 int run_equivalence(const VerifyArguments& arguments) {
-  const std::string& a_name = arguments.equivalent[0];
-  const std::string& b_name = arguments.equivalent[1];
+  const EquivalenceOperand a_operand(arguments.equivalent[0]);
+  const EquivalenceOperand b_operand(arguments.equivalent[1]);
   Collective collective = Collective::allreduce;
   if (arguments.collectives != "all") {
     if (arguments.collectives.find(',') != std::string::npos)
@@ -61,14 +75,14 @@ int run_equivalence(const VerifyArguments& arguments) {
     collective = parse_collective(arguments.collectives);
   }
   std::vector<int> rank_counts = parse_rank_list(arguments.ranks);
-  for (const std::string& name : {a_name, b_name})
-    if (name.ends_with(".json")) rank_counts = {read_schedule_file(name).nranks};
+  for (const EquivalenceOperand* operand : {&a_operand, &b_operand})
+    if (operand->from_file) rank_counts = {operand->from_file->nranks};
   int equivalent = 0;
   int different = 0;
   int undecided = 0;
   for (int nranks : rank_counts) {
-    const Schedule a = equivalence_operand(a_name, collective, nranks, arguments.options);
-    const Schedule b = equivalence_operand(b_name, collective, nranks, arguments.options);
+    const Schedule a = a_operand.at(collective, nranks, arguments.options);
+    const Schedule b = b_operand.at(collective, nranks, arguments.options);
     const EquivalenceResult result = find_equivalence(a, b);
     const std::string pair = fmt::format("A = {}, B = {}, N = {} ({})", a.algorithm, b.algorithm, nranks, name_of(collective));
     if (!result.equivalent) {
@@ -142,11 +156,9 @@ CommandRunner add_verify_command(CLI::App& app) {
           const Collective collective = parse_collective(collective_name);
           if (!supports(info, collective)) continue;
           for (int nranks : rank_counts) {
-            AlgorithmOptions options = arguments->options;
-            if (options.root >= nranks) options.root = 0;
-            if (options.shards > nranks) options.shards = nranks;
             ++checked;
-            failed += report(make_schedule(name, collective, nranks, options), arguments->quiet) ? 0 : 1;
+            failed += report(make_schedule(name, collective, nranks, options_at(arguments->options, nranks)),
+                             arguments->quiet) ? 0 : 1;
           }
         }
       }

@@ -242,6 +242,7 @@ class Search {
     const int b_rank = state.a_to_b[static_cast<std::size_t>(a_rank)];
     bool mapped = false;
     bool stuck = false;
+    std::vector<std::pair<const BlockedOp*, const BlockedOp*>> matched;  // ops whose peers are mapped
     for (int k = 0; k < a_.steps; ++k) {
       const auto& x_ops = a_.ops[static_cast<std::size_t>(a_rank)][static_cast<std::size_t>(k)];
       const auto& y_ops = b_.ops[static_cast<std::size_t>(b_rank)][static_cast<std::size_t>(k)];
@@ -249,18 +250,19 @@ class Search {
       for (const BlockedOp& x : x_ops) {
         const int image = state.a_to_b[static_cast<std::size_t>(x.peer)];
         if (image >= 0) {
-          const bool found = std::any_of(y_ops.begin(), y_ops.end(), [&](const BlockedOp& y) {
-            return compatible(x, y) && y.peer == image && same_fraction(x.weight, y.weight);
+          const auto y = std::find_if(y_ops.begin(), y_ops.end(), [&](const BlockedOp& op) {
+            return compatible(x, op) && op.peer == image && same_fraction(x.weight, op.weight);
           });
-          if (!found) return Progress::failed;
+          if (y == y_ops.end()) return Progress::failed;
+          matched.emplace_back(&x, &*y);
           continue;
         }
+        // (kind, peer, order) names one op of a step, so each fitting op has its own peer.
         int fits = 0;
         int fitting_peer = -1;
         for (const BlockedOp& y : y_ops)
           if (compatible(x, y) && state.b_to_a[static_cast<std::size_t>(y.peer)] < 0 && same_fraction(x.weight, y.weight) &&
-              a_.rank_signature[static_cast<std::size_t>(x.peer)] == b_.rank_signature[static_cast<std::size_t>(y.peer)] &&
-              y.peer != fitting_peer) {
+              a_.rank_signature[static_cast<std::size_t>(x.peer)] == b_.rank_signature[static_cast<std::size_t>(y.peer)]) {
             ++fits;
             fitting_peer = y.peer;
           }
@@ -275,17 +277,9 @@ class Search {
     }
     if (mapped) return Progress::mapped;
     if (stuck) return Progress::stuck;
-    // Every peer is mapped: the ops pair up one to one; each pair constrains the blocks.
-    for (int k = 0; k < a_.steps; ++k) {
-      const auto& x_ops = a_.ops[static_cast<std::size_t>(a_rank)][static_cast<std::size_t>(k)];
-      const auto& y_ops = b_.ops[static_cast<std::size_t>(b_rank)][static_cast<std::size_t>(k)];
-      for (const BlockedOp& x : x_ops) {
-        const int image = state.a_to_b[static_cast<std::size_t>(x.peer)];
-        const auto y = std::find_if(y_ops.begin(), y_ops.end(),
-                                    [&](const BlockedOp& op) { return compatible(x, op) && op.peer == image; });
-        if (y == y_ops.end() || !constrain(state, x, *y)) return Progress::failed;
-      }
-    }
+    // Every peer was mapped, so every op is matched one to one; each pair constrains the blocks.
+    for (const auto& [x, y] : matched)
+      if (!constrain(state, *x, *y)) return Progress::failed;
     state.done[static_cast<std::size_t>(a_rank)] = 1;
     return Progress::complete;
   }
@@ -463,7 +457,6 @@ EquivalenceResult find_equivalence(const Schedule& a, const Schedule& b, std::in
     return result;
   }
   result.equivalent = true;
-  result.difference.clear();
   result.rank_map = found->a_to_b;
   for (std::size_t x = 0; x < blocked_a.block_chunks.size(); ++x)
     result.block_map.push_back(
