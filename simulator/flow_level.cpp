@@ -744,9 +744,18 @@ FlowLevelModel& FlowLevelModel::at_footprint(double footprint_bytes) {
   return *footprint_model_;
 }
 
+namespace {
+// The rank orbits a model may simulate by: none with a trace, with orbits turned off, or on a
+// topology with footprint curves (its model at the call's footprint decides).
+std::optional<RankOrbits> usable_orbits(const FlowLevelOptions& options, const Topology& topology,
+                                        const FlowRoutes& routes, const Schedule& schedule, std::int64_t count) {
+  if (options.record_trace || !options.use_rank_orbits || !topology.footprint_curves().empty()) return std::nullopt;
+  return rank_orbits(routes, schedule, count);
+}
+}  // namespace
+
 int FlowLevelModel::ranks_per_simulated_rank(const Schedule& schedule, std::int64_t count) {
-  if (options_.record_trace || !options_.use_rank_orbits || !topology_.footprint_curves().empty()) return 1;
-  const std::optional<RankOrbits> orbits = rank_orbits(*routes_, schedule, count);
+  const std::optional<RankOrbits> orbits = usable_orbits(options_, topology_, *routes_, schedule, count);
   return orbits ? orbits->size : 1;
 }
 
@@ -756,8 +765,7 @@ FlowPrediction FlowLevelModel::predict(const Schedule& schedule, std::int64_t co
   if (!topology_.footprint_curves().empty())
     return at_footprint(job_footprint_bytes(schedule, count, type, placement)).predict(schedule, count, type, placement);
   routes_->release_cache();
-  const std::optional<RankOrbits> orbits =
-      options_.record_trace || !options_.use_rank_orbits ? std::nullopt : rank_orbits(*routes_, schedule, count);
+  const std::optional<RankOrbits> orbits = usable_orbits(options_, topology_, *routes_, schedule, count);
   return Simulation(*routes_, gamma_seconds_per_byte_, options_, schedule, count, type, placement,
                     orbits ? &*orbits : nullptr)
       .run();
