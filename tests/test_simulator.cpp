@@ -611,7 +611,7 @@ TEST(SimulatorFootprint, ConstantCurvesPredictExactlyWhatNoCurvesDo) {
   const std::string preset = "host-shm:4,bw=20e9,lat=2e-7,mem_bw=30e9";
   const Topology plain = make_preset_topology(preset);
   const Topology flat = with_curves(preset, {FootprintCurve({{1e3, 20e9}, {1e9, 20e9}}),
-                                             FootprintCurve({{1e3, 30e9}}), {}, {}, {}});
+                                             FootprintCurve({{1e3, 30e9}}), {}, {}, {}, {}});
   ClosedFormModel plain_closed(plain, gamma_seconds_per_byte), flat_closed(flat, gamma_seconds_per_byte);
   simulator::FlowLevelModel plain_flow(plain, gamma_seconds_per_byte), flat_flow(flat, gamma_seconds_per_byte);
   for (const char* algorithm : {"parameter_server", "ring", "interval_paired", "halving_doubling", "recursive_doubling"}) {
@@ -631,7 +631,7 @@ TEST(SimulatorFootprint, FallingBandwidthMakesLargeCallsSlowerPerByte) {
   // No latency, no reduction cost: without a curve the time per byte is the same at every size.
   const std::string preset = "host-shm:4,bw=40e9,lat=0,mem_bw=1e15";
   const Topology plain = make_preset_topology(preset);
-  const Topology curved = with_curves(preset, {FootprintCurve({{1e6, 40e9}, {1e9, 10e9}}), {}, {}, {}, {}});
+  const Topology curved = with_curves(preset, {FootprintCurve({{1e6, 40e9}, {1e9, 10e9}}), {}, {}, {}, {}, {}});
   const Schedule ring = make_schedule("ring", Collective::allreduce, 4);
   const std::int64_t small = 1 << 14, large = 1 << 25;  // footprints 4 x 2.25 x 64 KiB and 4 x 2.25 x 128 MiB
   ClosedFormModel plain_model(plain, 0.0), curved_model(curved, 0.0);
@@ -650,7 +650,7 @@ TEST(SimulatorFootprint, FallingBandwidthMakesLargeCallsSlowerPerByte) {
 
 TEST(SimulatorFootprint, GammaCurveUnlessAnotherGammaIsGiven) {
   Topology topology = with_curves("host-shm:2,bw=40e9,lat=0,mem_bw=1e15",
-                                  {{}, {}, FootprintCurve({{1e6, 1e-11}, {1e9, 1e-10}}), {}, {}});
+                                  {{}, {}, FootprintCurve({{1e6, 1e-11}, {1e9, 1e-10}}), {}, {}, {}});
   topology.set_gamma_seconds_per_byte(5e-11);
   const Schedule ring = make_schedule("ring", Collective::allreduce, 2);
   const std::int64_t count = 1 << 26;  // 256 MiB: footprint 2 x 2.5 x 256 MiB > 1e9, gamma 1e-10
@@ -666,7 +666,7 @@ TEST(SimulatorFootprint, InPlaceIsPricedAtItsSmallerFootprint) {
   // Bandwidth 40 GB/s up to 2^27 B of footprint, 10 GB/s from 2^29 B. Ring, N = 4, 2^24 float32:
   // out of place 4 x 2.25 x 64 MiB = 2^29.17 B, in place 4 x 1.25 x 64 MiB = 2^28.32 B.
   const std::string preset = "host-shm:4,bw=40e9,lat=0,mem_bw=1e15";
-  const Topology curved = with_curves(preset, {FootprintCurve({{0x1p27, 40e9}, {0x1p29, 10e9}}), {}, {}, {}, {}});
+  const Topology curved = with_curves(preset, {FootprintCurve({{0x1p27, 40e9}, {0x1p29, 10e9}}), {}, {}, {}, {}, {}});
   const Topology plain = make_preset_topology(preset);
   const Schedule ring = make_schedule("ring", Collective::allreduce, 4);
   const std::int64_t count = 1 << 24;

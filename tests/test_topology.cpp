@@ -445,7 +445,7 @@ TEST(TopologyFootprintCurve, AtFootprintReplacesBandwidthCapacityAndGamma) {
   Topology topology = make_preset_topology("host-shm:4,bw=10e9,lat=1e-7,mem_bw=20e9");
   topology.set_gamma_seconds_per_byte(1e-10);
   topology.set_footprint_curves({FootprintCurve({{1e6, 40e9}, {1e8, 10e9}}), FootprintCurve({{1e6, 50e9}}),
-                                 FootprintCurve({{1e6, 5e-11}, {1e8, 1e-10}}), {}, {}});
+                                 FootprintCurve({{1e6, 5e-11}, {1e8, 1e-10}}), {}, {}, {}});
   const Topology small = topology.at_footprint(1e5);
   EXPECT_TRUE(small.footprint_curves().empty());
   EXPECT_DOUBLE_EQ(Router(small).route(0, 3).bottleneck_bandwidth, 40e9);
@@ -460,12 +460,12 @@ TEST(TopologyFootprintCurve, AtFootprintReplacesBandwidthCapacityAndGamma) {
   EXPECT_DOUBLE_EQ(Router(plain.at_footprint(1e9)).route(0, 1).bottleneck_bandwidth, 25e9);
   // A link curve needs one bandwidth on every link, a capacity curve a limited switch.
   Topology mixed = make_preset_topology("pcie-tree,switches=2,gpus_per_switch=2,bw=10e9,uplink_bw=5e9");
-  EXPECT_THROW(mixed.set_footprint_curves({FootprintCurve({{1e6, 1e9}}), {}, {}, {}, {}}), std::invalid_argument);
-  EXPECT_THROW(mixed.set_footprint_curves({{}, FootprintCurve({{1e6, 1e9}}), {}, {}, {}}), std::invalid_argument);
+  EXPECT_THROW(mixed.set_footprint_curves({FootprintCurve({{1e6, 1e9}}), {}, {}, {}, {}, {}}), std::invalid_argument);
+  EXPECT_THROW(mixed.set_footprint_curves({{}, FootprintCurve({{1e6, 1e9}}), {}, {}, {}, {}}), std::invalid_argument);
   // A factor curve scales links of several bandwidths, each by the same factor; not with a link curve.
-  EXPECT_THROW(mixed.set_footprint_curves({FootprintCurve({{1e6, 1e9}}), {}, {}, FootprintCurve({{1e6, 0.5}}), {}}),
+  EXPECT_THROW(mixed.set_footprint_curves({FootprintCurve({{1e6, 1e9}}), {}, {}, FootprintCurve({{1e6, 0.5}}), {}, {}}),
                std::invalid_argument);
-  mixed.set_footprint_curves({{}, {}, {}, FootprintCurve({{1e6, 1.0}, {1e8, 0.5}}), {}});
+  mixed.set_footprint_curves({{}, {}, {}, FootprintCurve({{1e6, 1.0}, {1e8, 0.5}}), {}, {}});
   const Topology unscaled = mixed.at_footprint(1e5);
   const Topology halved = mixed.at_footprint(1e9);
   ASSERT_EQ(unscaled.num_directed_links(), halved.num_directed_links());
@@ -491,7 +491,7 @@ std::string reader_error(const nlohmann::json& document) {
 TEST(TopologyFootprintCurve, JsonRoundTripAndBadCurvesNamed) {
   Topology topology = make_preset_topology("host-shm:2,bw=10e9,lat=1e-7,mem_bw=20e9");
   const FootprintCurves curves{FootprintCurve({{4096, 40e9}, {1 << 30, 15e9}}),
-                               FootprintCurve({{4096, 45e9}, {1 << 28, 16e9}}), FootprintCurve({{196608, 4e-11}}), {}, {}};
+                               FootprintCurve({{4096, 45e9}, {1 << 28, 16e9}}), FootprintCurve({{196608, 4e-11}}), {}, {}, {}};
   topology.set_footprint_curves(curves);
   const nlohmann::json document = to_json(topology);
   EXPECT_EQ(topology_from_json(document).footprint_curves(), curves);

@@ -46,17 +46,20 @@ inline bool operator==(const CurvePoint& a, const CurvePoint& b) {
 //                    for links of several bandwidths (not with link_bandwidth);
 //   switch_capacity: bytes/s of every limited switch (they must all have one capacity);
 //   gamma:           seconds per byte reduced (replaces gamma_seconds_per_byte);
-//   copy_cost_ratio: copying a byte over reducing one (replaces copy_cost_ratio).
+//   copy_cost_ratio: copying a byte over reducing one (replaces copy_cost_ratio);
+//   in_place_gamma:  as gamma, for in-place reductions (replaces Topology's in-place gamma; set by
+//                    the simulator, never in a file).
 struct FootprintCurves {
   FootprintCurve link_bandwidth;
   FootprintCurve switch_capacity;
   FootprintCurve gamma_seconds_per_byte;
   FootprintCurve link_bandwidth_factor;
   FootprintCurve copy_cost_ratio;
+  FootprintCurve in_place_gamma_seconds_per_byte;
 
   bool empty() const {
     return link_bandwidth.empty() && switch_capacity.empty() && gamma_seconds_per_byte.empty() &&
-           link_bandwidth_factor.empty() && copy_cost_ratio.empty();
+           link_bandwidth_factor.empty() && copy_cost_ratio.empty() && in_place_gamma_seconds_per_byte.empty();
   }
   friend bool operator==(const FootprintCurves&, const FootprintCurves&) = default;
 };

@@ -197,6 +197,36 @@ void Topology::set_gamma_by_type_op(std::vector<TypeOpGamma> table) {
   gamma_by_type_op_ = std::move(table);
 }
 
+void Topology::set_gamma_by_form(std::vector<FormGamma> table) {
+  std::set<std::pair<std::string, int>> rows;
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    const FormGamma& row = table[i];
+    if (row.form.empty())
+      throw std::invalid_argument(fmt::format(
+          "gamma_by_form[{}] has an empty form; give \"in-place\" or \"out-of-place\"", i));
+    if (row.ranks_reducing < 1)
+      throw std::invalid_argument(fmt::format(
+          "gamma_by_form[{}] ({}): ranks_reducing is {}; give the number of ranks that reduced at once (>= 1)", i,
+          row.form, row.ranks_reducing));
+    for (const double cost : {row.in_cache_seconds_per_byte, row.out_of_cache_seconds_per_byte})
+      if (!std::isfinite(cost) || cost <= 0)
+        throw std::invalid_argument(fmt::format(
+            "gamma_by_form[{}] ({}, {} ranks): {} is not a positive finite number of seconds per byte", i, row.form,
+            row.ranks_reducing, cost));
+    if (!rows.emplace(row.form, row.ranks_reducing).second)
+      throw std::invalid_argument(fmt::format("gamma_by_form[{}] repeats {} with {} ranks reducing; give each once", i,
+                                              row.form, row.ranks_reducing));
+  }
+  gamma_by_form_ = std::move(table);
+}
+
+void Topology::set_in_place_gamma_seconds_per_byte(double seconds_per_byte) {
+  if (!std::isfinite(seconds_per_byte) || seconds_per_byte < 0)
+    throw std::invalid_argument(fmt::format(
+        "in-place gamma {} is not a finite number of seconds per byte >= 0 (e.g. 1e-10)", seconds_per_byte));
+  in_place_gamma_seconds_per_byte_ = seconds_per_byte;
+}
+
 void Topology::set_cpu_sharing(CpuSharing sharing) {
   check_one_cpu_per_endpoint(sharing, num_endpoints());
   for (std::size_t rank = 0; rank < sharing.cpu_of_rank.size(); ++rank)
@@ -234,6 +264,8 @@ Topology Topology::at_footprint(double footprint_bytes) const {
     copy.gamma_seconds_per_byte_ = footprint_curves_.gamma_seconds_per_byte.at(footprint_bytes);
   if (!footprint_curves_.copy_cost_ratio.empty())
     copy.copy_cost_ratio_ = footprint_curves_.copy_cost_ratio.at(footprint_bytes);
+  if (!footprint_curves_.in_place_gamma_seconds_per_byte.empty())
+    copy.in_place_gamma_seconds_per_byte_ = footprint_curves_.in_place_gamma_seconds_per_byte.at(footprint_bytes);
   return copy;
 }
 

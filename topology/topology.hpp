@@ -67,6 +67,20 @@ struct TypeOpGamma {
   friend bool operator==(const TypeOpGamma&, const TypeOpGamma&) = default;
 };
 
+// The float32/sum reduce kernel in one operand form, as ringlab calibrate measures it with
+// `ranks_reducing` ranks running it at once, each on a core of its own: seconds per byte reduced
+// with operands in the cache and out of it, written like gamma. form is "in-place" (a = a + b:
+// the left operand already in the output) or "out-of-place" (c = a + b), as the placements are
+// spelled; simulator/type_op_gamma.hpp interprets the rows (docs/topology-format.md, "Gamma by
+// type and op").
+struct FormGamma {
+  std::string form;
+  int ranks_reducing = 1;                    // >= 1
+  double in_cache_seconds_per_byte = 0;      // > 0
+  double out_of_cache_seconds_per_byte = 0;  // > 0
+  friend bool operator==(const FormGamma&, const FormGamma&) = default;
+};
+
 // A symmetry a builder knows of its topology (the presets ring, torus2d, dragonfly and nvswitch
 // with whole units declare theirs; a file carries none). The ranks are the digits of a
 // mixed-radix number, most significant first (torus2d:RxC: row, column); turning digit i adds 1
@@ -129,6 +143,15 @@ class Topology {
   // ("gamma_by_type_op[i]") for an empty type or op, a pair given twice, or a cost that is not
   // positive and finite.
   void set_gamma_by_type_op(std::vector<TypeOpGamma> table);
+  // The reduction cost of each operand form measured. Throws std::invalid_argument naming the
+  // row ("gamma_by_form[i]") for an empty form, ranks_reducing < 1, a (form, ranks_reducing)
+  // given twice, or a cost that is not positive and finite.
+  void set_gamma_by_form(std::vector<FormGamma> table);
+  // What an in-place reduction costs per byte where it is priced apart from an out-of-place one
+  // (then priced at gamma): set by the simulator from gamma_by_form (simulator/type_op_gamma.hpp),
+  // never read from or written to a file, as its footprint curve (FootprintCurves). Throws as
+  // set_gamma_seconds_per_byte.
+  void set_in_place_gamma_seconds_per_byte(double seconds_per_byte);
   // Throws std::invalid_argument naming the field when cpu_of_rank does not have one CPU (>= 0)
   // per endpoint, or a share or cost is out of range. Call after the endpoints.
   void set_cpu_sharing(CpuSharing sharing);
@@ -136,7 +159,7 @@ class Topology {
   // checks).
   void set_rank_symmetry(std::optional<RankSymmetry> symmetry) { rank_symmetry_ = std::move(symmetry); }
   // This topology as it is for a job touching `footprint_bytes`: every link's bandwidth, every
-  // limited switch's capacity, gamma and the copy cost ratio replaced by their curves' values there (those without a
+  // limited switch's capacity, gamma (both forms) and the copy cost ratio replaced by their curves' values there (those without a
   // curve kept; link_bandwidth_factor multiplies each link's own bandwidth), and no curves.
   // Without curves, a plain copy.
   Topology at_footprint(double footprint_bytes) const;
@@ -148,6 +171,8 @@ class Topology {
   std::optional<std::int64_t> receive_fragment_bytes() const { return receive_fragment_bytes_; }
   const FootprintCurves& footprint_curves() const { return footprint_curves_; }
   const std::vector<TypeOpGamma>& gamma_by_type_op() const { return gamma_by_type_op_; }
+  const std::vector<FormGamma>& gamma_by_form() const { return gamma_by_form_; }
+  std::optional<double> in_place_gamma_seconds_per_byte() const { return in_place_gamma_seconds_per_byte_; }
   const std::optional<CpuSharing>& cpu_sharing() const { return cpu_sharing_; }
   const std::optional<RankSymmetry>& rank_symmetry() const { return rank_symmetry_; }
   int num_nodes() const { return static_cast<int>(nodes_.size()); }
@@ -177,6 +202,8 @@ class Topology {
   std::optional<std::int64_t> receive_fragment_bytes_;
   FootprintCurves footprint_curves_;
   std::vector<TypeOpGamma> gamma_by_type_op_;  // empty: not measured
+  std::vector<FormGamma> gamma_by_form_;       // empty: not measured
+  std::optional<double> in_place_gamma_seconds_per_byte_;
   std::optional<CpuSharing> cpu_sharing_;
   std::optional<RankSymmetry> rank_symmetry_;
   std::vector<Node> nodes_;

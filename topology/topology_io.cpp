@@ -233,6 +233,32 @@ std::vector<TypeOpGamma> type_op_gammas_from_json(const nlohmann::json& value) {
   return table;
 }
 
+// The gamma_by_form array's shape and numbers; Topology::set_gamma_by_form refuses a repeated row.
+std::vector<FormGamma> form_gammas_from_json(const nlohmann::json& value) {
+  if (!value.is_array() || value.empty())
+    fail("gamma_by_form", "expected a non-empty array of {\"form\", \"ranks_reducing\", \"in_cache_seconds_per_byte\", "
+                          "\"out_of_cache_seconds_per_byte\"} objects");
+  std::vector<FormGamma> table;
+  for (std::size_t i = 0; i < value.size(); ++i) {
+    const std::string where = fmt::format("gamma_by_form[{}]", i);
+    require_object(value[i], where, {"form", "ranks_reducing", "in_cache_seconds_per_byte", "out_of_cache_seconds_per_byte"});
+    const auto cost = [&](const char* key) {
+      return ranged_number(field(value[i], key, where), fmt::format("{}.{}", where, key),
+                           ranges::type_op_gamma_seconds_per_byte);
+    };
+    int ranks = 0;
+    try {
+      ranks = static_cast<int>(io::check_json_integer(field(value[i], "ranks_reducing", where), where + ".ranks_reducing",
+                                                      1, max_topology_nodes, "ranks"));
+    } catch (const std::invalid_argument& error) {
+      throw std::invalid_argument(fmt::format("topology JSON: {} (the ranks that reduced at once, e.g. 2)", error.what()));
+    }
+    table.push_back({name_in_row(value[i], "form", where, "in-place"), ranks, cost("in_cache_seconds_per_byte"),
+                     cost("out_of_cache_seconds_per_byte")});
+  }
+  return table;
+}
+
 // An optional top-level number within `range`.
 std::optional<double> optional_number(const nlohmann::json& document, const char* field, const io::NumberRange& range) {
   if (!document.contains(field)) return std::nullopt;
@@ -281,6 +307,15 @@ nlohmann::json to_json(const Topology& topology) {
                        {"out_of_cache_seconds_per_byte", row.out_of_cache_seconds_per_byte}});
     document["gamma_by_type_op"] = std::move(table);
   }
+  if (!topology.gamma_by_form().empty()) {
+    nlohmann::json table = nlohmann::json::array();
+    for (const FormGamma& row : topology.gamma_by_form())
+      table.push_back({{"form", row.form},
+                       {"ranks_reducing", row.ranks_reducing},
+                       {"in_cache_seconds_per_byte", row.in_cache_seconds_per_byte},
+                       {"out_of_cache_seconds_per_byte", row.out_of_cache_seconds_per_byte}});
+    document["gamma_by_form"] = std::move(table);
+  }
   if (const std::optional<CpuSharing>& sharing = topology.cpu_sharing())
     document["cpu_sharing"] = {{"cpu_of_rank", sharing->cpu_of_rank},
                                {"written_share", sharing->written_share},
@@ -309,7 +344,7 @@ void write_topology_json(std::ostream& out, const Topology& topology) {
     out << "\n },\n";
   }
   if (document.contains("cpu_sharing")) out << " \"cpu_sharing\": " << document.at("cpu_sharing").dump() << ",\n";
-  for (const char* list : {"gamma_by_type_op", "nodes", "links"}) {
+  for (const char* list : {"gamma_by_type_op", "gamma_by_form", "nodes", "links"}) {
     if (!document.contains(list)) continue;
     out << " \"" << list << "\": [";
     const nlohmann::json& entries = document.at(list);
@@ -322,7 +357,7 @@ void write_topology_json(std::ostream& out, const Topology& topology) {
 Topology topology_from_json(const nlohmann::json& document) {
   require_object(document, "(top level)",
                  {"schema", "name", "endpoints_forward", "gamma_seconds_per_byte", "copy_cost_ratio", "receive_fragment_bytes",
-                  "footprint_curves", "cpu_sharing", "gamma_by_type_op", "nodes", "links", "calibration"});
+                  "footprint_curves", "cpu_sharing", "gamma_by_type_op", "gamma_by_form", "nodes", "links", "calibration"});
   const nlohmann::json& schema = field(document, "schema", "(top level)");
   if (schema != topology_schema)
     fail("schema", fmt::format("is {}; this build reads \"{}\"", schema.dump(), topology_schema));
@@ -378,6 +413,14 @@ Topology topology_from_json(const nlohmann::json& document) {
     std::vector<TypeOpGamma> table = type_op_gammas_from_json(document.at("gamma_by_type_op"));
     try {
       topology.set_gamma_by_type_op(std::move(table));
+    } catch (const std::invalid_argument& error) {  // its message names the row
+      throw std::invalid_argument(fmt::format("topology JSON: {}", error.what()));
+    }
+  }
+  if (document.contains("gamma_by_form")) {
+    std::vector<FormGamma> table = form_gammas_from_json(document.at("gamma_by_form"));
+    try {
+      topology.set_gamma_by_form(std::move(table));
     } catch (const std::invalid_argument& error) {  // its message names the row
       throw std::invalid_argument(fmt::format("topology JSON: {}", error.what()));
     }
