@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 #include "simulator/closed_form_alike.hpp"
@@ -43,7 +44,19 @@ Prediction ClosedFormModel::predict(const PreparedSchedule& prepared, std::int64
   const Schedule& schedule = prepared.schedule();
   if (!route_costs_.topology().footprint_curves().empty()) {
     check_schedule(schedule, route_costs_.topology(), count);
-    return at_footprint(job_footprint_bytes(schedule, count, type, placement)).predict(prepared, count, type);
+    return at_footprint(job_footprint_bytes(schedule, count, type, placement)).predict(prepared, count, type, placement);
+  }
+  if (const double in_place = in_place_gamma(route_costs_.topology(), gamma_seconds_per_byte_);
+      in_place != gamma_seconds_per_byte_) {  // the operand forms priced apart
+    if (placement == Placement::in_place) {
+      if (!in_place_model_) in_place_model_ = std::make_unique<ClosedFormModel>(route_costs_.topology(), in_place);
+      return in_place_model_->predict(prepared, count, type);
+    }
+    check_schedule(schedule, route_costs_.topology(), count, OpChecks::header_only);  // ops: in pass 1
+    ReductionForms forms{ScratchReceives(schedule.nranks, count, schedule.nchunks,
+                                         std::numeric_limits<std::int64_t>::max(), Placement::out_of_place),
+                         in_place, static_cast<double>(element_size(type))};
+    return predict_walk(schedule, OpBytes(schedule, count, type), &forms);
   }
   check_schedule(schedule, route_costs_.topology(), count, OpChecks::header_only);  // ops: when packed, or in pass 1
   if (std::optional<Prediction> symmetric = predict_symmetric(schedule, count, type)) return *std::move(symmetric);

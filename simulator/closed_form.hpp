@@ -20,6 +20,11 @@
 // footprint (job_footprint.hpp, which depends on the placement): Topology::at_footprint, then the
 // steps above; gamma follows the topology's gamma curve unless the model was given a gamma other
 // than the topology's own.
+// Where the topology prices the operand forms apart (in_place_gamma differs from gamma), a
+// reduction in place costs the in-place gamma: in an in-place call every reduction is (the steps
+// above at that gamma); out of place, the walk prices each rank's step with the executor's step
+// plan (scratch_receives.hpp: a reducing receive whose elements the rank already wrote to its
+// output is reduced in place), none of the shortcuts.
 #pragma once
 
 #include <cstdint>
@@ -33,6 +38,7 @@
 #include "simulator/job_footprint.hpp"
 #include "topology/physical_ranges.hpp"
 #include "simulator/route_costs.hpp"
+#include "simulator/scratch_receives.hpp"
 #include "collectives/schedule.hpp"
 #include "topology/topology.hpp"
 
@@ -114,8 +120,16 @@ class ClosedFormModel {
   std::optional<Prediction> predict_circulant(const Schedule& schedule, std::int64_t count, DataType type);  // closed_form_circulant.cpp
   std::optional<Prediction> predict_periodic(const Schedule& schedule, std::int64_t count, DataType type);  // closed_form_periodic.cpp
   Prediction predict_compact(const Schedule& schedule, const CompactSchedule& compact, std::int64_t count, DataType type);  // closed_form_compact.cpp
-  // The walk every shortcut equals (closed_form_walk.cpp), in windows of steps.
-  Prediction predict_walk(const Schedule& schedule, const OpBytes& bytes_of);
+  // An out-of-place call's reductions by form: the step plans that say which run in place, and
+  // what those cost.
+  struct ReductionForms {
+    ScratchReceives plans;
+    double in_place_gamma_seconds_per_byte = 0;
+    double bytes_per_element = 0;
+  };
+  // The walk every shortcut equals (closed_form_walk.cpp), in windows of steps; with `forms`,
+  // each rank's in-place reductions at their own gamma.
+  Prediction predict_walk(const Schedule& schedule, const OpBytes& bytes_of, ReductionForms* forms = nullptr);
 
   // What pass 1 of the walk records for pass 2, one window of steps at a time (at most about
   // 128 MiB), kept between calls so that a sweep does not fault in fresh pages on every call.
@@ -123,6 +137,7 @@ class ClosedFormModel {
     double outgoing_seconds = 0;  // serialisation time of its sends on its outgoing port
     double incoming_seconds = 0;  // and of its receives on its incoming port
     double reduced_bytes = 0;     // what it reduces (recv_reduce)
+    double in_place_bytes = 0;    // of which in place, where the walk prices the forms apart
   };
   struct Transfer {  // one op: its peer, direction and route latency
     int peer = 0;
@@ -145,6 +160,7 @@ class ClosedFormModel {
   double cached_footprint_bytes_ = -1;
   std::unique_ptr<Topology> footprint_topology_;
   std::unique_ptr<ClosedFormModel> footprint_model_;
+  std::unique_ptr<ClosedFormModel> in_place_model_;  // every reduction at the in-place gamma
 };
 
 // How many ranks apart a circulant schedule's ranks carry the same loads at `count` elements.
@@ -159,5 +175,14 @@ std::size_t loads_period(int nranks, std::int64_t nchunks, std::int64_t count);
 // The gamma a model given `gamma_seconds_per_byte` uses on `topology` at a footprint: the
 // topology's gamma curve there when the model's gamma is the topology's own, else the model's.
 double gamma_at_footprint(const Topology& topology, double gamma_seconds_per_byte, double footprint_bytes);
+
+// The gamma of in-place reductions (a = a (op) b) for a model given `gamma_seconds_per_byte` on
+// `topology` (without footprint curves): the topology's in-place gamma when the model's gamma is
+// the topology's own and it has one (simulator/type_op_gamma.hpp sets it), else the model's gamma,
+// which then prices both operand forms (a given --gamma, an old file, a preset).
+inline double in_place_gamma(const Topology& topology, double gamma_seconds_per_byte) {
+  if (topology.gamma_seconds_per_byte() != gamma_seconds_per_byte) return gamma_seconds_per_byte;
+  return topology.in_place_gamma_seconds_per_byte().value_or(gamma_seconds_per_byte);
+}
 
 }  // namespace ringlab::simulator

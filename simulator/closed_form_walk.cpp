@@ -15,7 +15,7 @@
 
 namespace ringlab::simulator {
 
-Prediction ClosedFormModel::predict_walk(const Schedule& schedule, const OpBytes& bytes_of) {
+Prediction ClosedFormModel::predict_walk(const Schedule& schedule, const OpBytes& bytes_of, ReductionForms* forms) {
   const auto nranks = static_cast<std::size_t>(schedule.nranks);
   Prediction prediction;
   prediction.steps = schedule.num_steps();
@@ -41,6 +41,7 @@ Prediction ClosedFormModel::predict_walk(const Schedule& schedule, const OpBytes
   const bool every_pair_alike = !schedule.circulant && route_costs_.every_pair_alike();
   std::vector<double> finish(nranks, 0.0);
   std::vector<double> next_finish(nranks, 0.0);
+  std::vector<Op> step_ops_of_rank;  // with forms: one rank's step, peers resolved
   for (std::size_t first_step = 0; first_step < nsteps; first_step += window) {
     const std::size_t window_steps = std::min(window, nsteps - first_step);
     // Pass 1: per step of the window, what each rank's ports carry, what it reduces and its
@@ -68,6 +69,13 @@ Prediction ClosedFormModel::predict_walk(const Schedule& schedule, const OpBytes
               const Op op = schedule.circulant ? schedule.resolve(written, rank) : written;
               const RouteCost route = add_op_load(load, rank, op.peer, op.kind, bytes_of(op.chunks), routes);
               step_transfers.push_back({op.peer, op.kind == OpKind::send, route.latency_seconds});
+              if (forms != nullptr) step_ops_of_rank.push_back(op);
+            }
+            if (forms != nullptr) {  // which of its reductions the executor runs in place
+              for (const PlannedPiece& receive : forms->plans.next_step(rank, step_ops_of_rank).receives)
+                if (receive.kind == OpKind::recv_reduce && receive.reads_output)
+                  load.in_place_bytes += static_cast<double>(receive.piece.count) * forms->bytes_per_element;
+              step_ops_of_rank.clear();
             }
           }
         }
@@ -90,7 +98,11 @@ Prediction ClosedFormModel::predict_walk(const Schedule& schedule, const OpBytes
           clock.transfer(finish[sender], finish[receiver], transfer.latency_seconds, load[sender].outgoing_seconds,
                          load[receiver].incoming_seconds);
         }
-        next_finish[self] = clock.advance(gamma_seconds_per_byte_ * load[self].reduced_bytes);
+        const PortLoad& own = load[self];
+        next_finish[self] = clock.advance(
+            forms == nullptr ? gamma_seconds_per_byte_ * own.reduced_bytes
+                             : gamma_seconds_per_byte_ * (own.reduced_bytes - own.in_place_bytes) +
+                                   forms->in_place_gamma_seconds_per_byte * own.in_place_bytes);
       }
       finish.swap(next_finish);
     }

@@ -81,6 +81,7 @@ struct Flow {
 
 struct Slot {
   double reduce_bytes = 0;  // bytes reduced as they arrive (0: a plain receive, or one landed in scratch)
+  bool in_place = false;    // reduced in place (a = a (op) b), at the in-place gamma
   double first_byte = 0;    // when its first byte arrived
   double arrival = 0;
   bool arrived = false;
@@ -102,8 +103,10 @@ struct RankState {
   std::size_t next_slot = 0;  // the next slot to reduce
   double cpu_free = 0;        // when the rank's last reduction ends
   // What the executor does with the step's scratch receives once they arrived, in gamma x bytes:
-  // copy_cost_ratio x a plain receive's bytes plus a reducing receive's bytes.
+  // copy_cost_ratio x a plain receive's bytes plus an out-of-place reducing receive's bytes; and
+  // in in-place gamma x bytes, an in-place reducing receive's bytes.
   double scratch_work_bytes = 0;
+  double scratch_in_place_bytes = 0;
   double step_start = 0;
 };
 
@@ -115,6 +118,7 @@ class Simulation {
       : orbits_(orbits),
         routes_(routes),
         gamma_(gamma),
+        in_place_gamma_(in_place_gamma(routes.topology(), gamma)),
         options_(options),
         schedule_(schedule),
         count_(count),
@@ -133,10 +137,10 @@ class Simulation {
     routes_prefetched_.assign(static_cast<std::size_t>(schedule.nranks), 0);
     if (schedule.circulant) send_offsets_ = send_peers(schedule.programs.front());
     set_up_cpu_sharing();
-    if (const std::optional<double> ratio = routes_.topology().copy_cost_ratio(); ratio && *ratio > 0) {
+    if (const std::optional<double> ratio = routes_.topology().copy_cost_ratio(); ratio && *ratio > 0)
       copy_cost_ratio_ = *ratio;
-      scratch_.emplace(schedule.nranks, count, schedule.nchunks, piece_elements_, placement);
-    }
+    if (copy_cost_ratio_ > 0 || in_place_gamma_ != gamma_)
+      plans_.emplace(schedule.nranks, count, schedule.nchunks, piece_elements_, placement);
     if (const std::optional<std::int64_t> fragment = routes_.topology().receive_fragment_bytes())
       fragment_bytes_ = static_cast<double>(*fragment);
   }
@@ -215,7 +219,11 @@ class Simulation {
     update_busy(rank, now);
   }
 
-  double gamma_of(int rank) const { return sharing_ == nullptr ? gamma_ : gamma_ / core_factor(rank); }
+  // The gamma a reduction `rank` starts now costs, in place or out of place.
+  double gamma_of(int rank, bool in_place = false) const {
+    const double gamma = in_place ? in_place_gamma_ : gamma_;
+    return sharing_ == nullptr ? gamma : gamma / core_factor(rank);
+  }
 
   FlowPrediction run() {
     FlowPrediction result;
@@ -333,13 +341,15 @@ class Simulation {
       state.next_slot = 0;
       state.cpu_free = now;
       state.scratch_work_bytes = 0;
+      state.scratch_in_place_bytes = 0;
       state.pending_send_pieces = 0;
       receives_.clear();
       resolved_.clear();
       for (const Op& written : step_ops(schedule_, rank, step))
         resolved_.push_back(schedule_.circulant ? schedule_.resolve(written, rank) : written);
-      // Which receive pieces the executor lands in scratch, in slot order.
-      if (scratch_) scratch_->next_step(rank, resolved_, lands_in_scratch_);
+      // The executor's plan: which receive pieces it lands in scratch and which it reduces in
+      // place, in slot order.
+      const StepPlan* plan = plans_ ? &plans_->next_step(rank, resolved_) : nullptr;
       for (const Op& op : resolved_) {
         PieceCursor cursor = pieces_of(op);
         const int pieces = cursor.count();
@@ -352,11 +362,13 @@ class Simulation {
         for (std::int64_t elements = cursor.next(); elements > 0; elements = cursor.next()) {
           const double bytes = static_cast<double>(elements) * element_bytes_;
           const bool reduces = op.kind == OpKind::recv_reduce;
-          if (scratch_ && lands_in_scratch_[state.slots.size()] != 0) {  // copied in by the transport, combined later
-            state.scratch_work_bytes += reduces ? bytes : copy_cost_ratio_ * bytes;
-            state.slots.push_back({0.0, 0.0, 0.0, false});
+          const PlannedPiece* planned = plan != nullptr ? &plan->receives[state.slots.size()] : nullptr;
+          const bool in_place = in_place_gamma_ != gamma_ && reduces && planned->reads_output;
+          if (copy_cost_ratio_ > 0 && planned->to_scratch) {  // copied in by the transport, combined later
+            (in_place ? state.scratch_in_place_bytes : state.scratch_work_bytes) += reduces ? bytes : copy_cost_ratio_ * bytes;
+            state.slots.push_back({0.0, false, 0.0, 0.0, false});
           } else {
-            state.slots.push_back({reduces ? bytes : 0.0, 0.0, 0.0, false});
+            state.slots.push_back({reduces ? bytes : 0.0, in_place, 0.0, 0.0, false});
           }
         }
       }
@@ -502,7 +514,7 @@ class Simulation {
         if (sharing_ != nullptr && slot.reduce_bytes > 0) update_busy(event.subject, now, true);  // counted in its gamma
         for (; receiver.next_slot < receiver.slots.size() && receiver.slots[receiver.next_slot].arrived; ++receiver.next_slot) {
           const Slot& next = receiver.slots[receiver.next_slot];
-          receiver.cpu_free = reduction_end(receiver.cpu_free, next, gamma_of(event.subject));
+          receiver.cpu_free = reduction_end(receiver.cpu_free, next, gamma_of(event.subject, next.in_place));
         }
         if (sharing_ != nullptr) {
           update_busy(event.subject, now);
@@ -532,7 +544,8 @@ class Simulation {
     if (state.finished || state.end_scheduled || state.pending_send_pieces != 0 || state.next_slot != state.slots.size())
       return;
     // The scratch receives are combined on top: the rank's own transfers do not move meanwhile.
-    const double end = std::max(state.cpu_free, now) + gamma_of(rank) * state.scratch_work_bytes;
+    const double end = std::max(state.cpu_free, now) + gamma_of(rank) * state.scratch_work_bytes +
+                       gamma_of(rank, true) * state.scratch_in_place_bytes;
     if (end > now) {
       state.end_scheduled = true;
       schedule(end, {EventKind::step_done, rank, 0, 0, 0});
@@ -671,6 +684,7 @@ class Simulation {
 
   FlowRoutes& routes_;
   double gamma_;
+  double in_place_gamma_;  // in_place_gamma(): gamma_ unless the topology prices the forms apart
   const FlowLevelOptions& options_;
   const Schedule& schedule_;
   std::int64_t count_;
@@ -680,12 +694,12 @@ class Simulation {
   std::vector<RankState> ranks_;
   std::vector<std::vector<WaitingReceive>> waiting_;  // by sender
   std::vector<WaitingReceive> receives_;              // scratch of enter_step
-  // The executor's scratch copies, priced when the topology has a copy cost (copy_cost_ratio).
-  std::optional<ScratchReceives> scratch_;
+  // The executor's step plans, where the topology has a copy cost (copy_cost_ratio: its scratch
+  // copies priced) or prices the operand forms apart.
+  std::optional<ScratchReceives> plans_;
   double copy_cost_ratio_ = 0;
   double fragment_bytes_ = 0;  // Topology::receive_fragment_bytes; 0: pieces reduced whole
   std::vector<Op> resolved_;                      // scratch of enter_step: the step's ops, peers resolved
-  std::vector<unsigned char> lands_in_scratch_;   // per receive piece of the step
   std::vector<Flow> flows_;
   std::vector<unsigned char> routes_prefetched_;  // by source rank
   std::vector<int> send_offsets_;                 // a circulant template's send peers

@@ -12,7 +12,9 @@
 //   4. a piece arrives its route's latency after its last byte left (one latency per hop);
 //   5. the receiver reduces the pieces of recv_reduce ops one at a time in the executor's order
 //      (ops in order, pieces in order), each gamma x its bytes once it has arrived and the
-//      previous one is reduced, so reducing one piece overlaps receiving the next;
+//      previous one is reduced, so reducing one piece overlaps receiving the next; where the
+//      topology prices the operand forms apart (in_place_gamma), a piece whose left operand the
+//      executor's step plan finds in the output is reduced in place at the in-place gamma;
 //   6. a rank's step ends when its sends have arrived and its receives are reduced;
 //   7. with Topology::cpu_sharing, a rank is busy while it has a flow (sent or received); the
 //      links at a busy rank's endpoint carry their written bandwidth x its share of its core now,

@@ -12,13 +12,12 @@ ScratchReceives::ScratchReceives(int nranks, std::int64_t count, std::int64_t nc
     for (ElementCoverage& coverage : in_output_) coverage.add(0, count);
 }
 
-void ScratchReceives::next_step(int rank, std::span<const Op> ops, std::vector<unsigned char>& lands_in_scratch) {
+const StepPlan& ScratchReceives::next_step(int rank, std::span<const Op> ops) {
   static const CombinesOnReceive every_peer = [](int /*peer*/) { return true; };
   ElementCoverage& in_output = in_output_[static_cast<std::size_t>(rank)];
   plan_step(ops, cut_, in_output, every_peer, plan_);
-  lands_in_scratch.clear();
-  for (const PlannedPiece& receive : plan_.receives) lands_in_scratch.push_back(receive.to_scratch ? 1 : 0);
   for (const PlannedPiece& receive : plan_.receives) in_output.add(receive.piece.first, receive.piece.last());
+  return plan_;
 }
 
 }  // namespace ringlab::simulator

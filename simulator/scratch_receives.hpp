@@ -1,7 +1,9 @@
-// Which receive pieces of a rank's step the executor lands in scratch, for the flow-level model:
-// such a piece is copied into scratch as it arrives and combined into the output only once the
-// step's sends that read those elements have completed, where another piece is combined as it
-// arrives. The rule is the executor's own step plan (collectives/step_plan.hpp); this keeps what
+// The executor's step plan (collectives/step_plan.hpp) of each rank's steps, for the models:
+// which receive pieces land in scratch (copied in as they arrive and combined into the output
+// only once the step's sends that read those elements have completed, where another piece is
+// combined as it arrives), and which reducing pieces find their left operand in the output (a
+// reduction in place, a = a (op) b) rather than in the input (out of place, out = in (op) b).
+// This keeps what
 // the plan reads besides the ops, each rank's record of which elements' current value is in the
 // output (the executor's in_output): every element in place, none out of place until a step
 // writes it.
@@ -27,10 +29,10 @@ class ScratchReceives {
   ScratchReceives(int nranks, std::int64_t count, std::int64_t nchunks, std::int64_t piece_elements,
                   Placement placement);
 
-  // The ops of `rank`'s next step (peers resolved), in the order the schedule lists them: sets
-  // lands_in_scratch to one flag per receive piece, receive ops in order and each op's pieces in
-  // order (the order the executor posts them), and records the step's writes.
-  void next_step(int rank, std::span<const Op> ops, std::vector<unsigned char>& lands_in_scratch);
+  // The plan of `rank`'s next step, given its ops (peers resolved) in the order the schedule lists
+  // them: its receives are one per receive piece, receive ops in order and each op's pieces in
+  // order (the order the executor posts them). Records the step's writes. Valid until the next call.
+  const StepPlan& next_step(int rank, std::span<const Op> ops);
 
  private:
   PieceCut cut_;

@@ -18,6 +18,14 @@
 // A pair without a row (a file written before the table, or a row missing) is priced with the
 // float32/sum gamma, and gamma_fallback_warning says so; a topology without any gamma (a preset)
 // prices every pair with the default, as before.
+// Operand forms (docs/simulator.md, "Gamma by type and op"): the topology's gamma is the
+// out-of-place kernel on one rank alone, its gamma_by_form table (topology.hpp: FormGamma) the
+// kernel in each form with k ranks reducing at once and the reference, out of place on one rank
+// (r'). A form f is priced with its row of the most ranks (q_f) by steps 1-3 again, q_f against
+// r', on top of the pair's ratio: the priced topology's gamma and curve are the out-of-place
+// form's, its in-place gamma and curve (Topology::set_in_place_gamma_seconds_per_byte) the
+// in-place one's. A form without a row is priced with r' itself (ratio 1), and without the table
+// both are, so an old file prices as before; form_fallback_warning says so.
 #pragma once
 
 #include <functional>
@@ -28,6 +36,7 @@
 #include <utility>
 
 #include "collectives/datatype.hpp"
+#include "collectives/placement.hpp"
 #include "topology/topology.hpp"
 
 namespace ringlab::simulator {
@@ -40,28 +49,36 @@ inline constexpr ReduceOp reference_op = ReduceOp::sum;
 double type_op_gamma(double reference_gamma, const TypeOpGamma& reference, const TypeOpGamma& pair);
 
 // Throws std::invalid_argument when the topology's gamma_by_type_op names a type or op this build
-// does not know (or spells it other than name_of does), or has rows but no float32/sum row; the
-// message names the row and what to write.
+// does not know (or spells it other than name_of does), or has rows but no float32/sum row, or its
+// gamma_by_form names a form other than "in-place" and "out-of-place", or has rows but no
+// out-of-place one with ranks_reducing 1; the message names the row and what to write.
 void check_type_op_gammas(const Topology& topology);
 
 // The topology as it prices reductions of (type, op): gamma and gamma curve replaced by the
-// pair's (steps 1-3). Nothing when it prices the pair as it is: float32/sum, no gamma, or no row
-// for the pair (then gamma_fallback_warning says so). Throws as check_type_op_gammas.
+// pair's (steps 1-3) out of place, and with a gamma_by_form table the in-place gamma and curve
+// set. Nothing when it prices the pair as it is: no gamma, or neither a row for the pair (or the
+// pair float32/sum) nor a form table. Throws as check_type_op_gammas.
 std::optional<Topology> topology_for_type_op(const Topology& topology, DataType type, ReduceOp op);
 
 // The gamma of (type, op) on `topology` for a call touching `footprint_bytes`, as the models
 // price it without --gamma: gamma_at_footprint on the pair's topology with its own gamma (the
 // pair's gamma curve there, else the pair's gamma, else default_gamma_seconds_per_byte).
-double gamma_for(const Topology& topology, DataType type, ReduceOp op, double footprint_bytes);
+// `form` the reduction's operand form, spelled as the placements (in place: a = a (op) b).
+double gamma_for(const Topology& topology, DataType type, ReduceOp op, double footprint_bytes,
+                 Placement form = Placement::out_of_place);
 
 // Why (type, op) is priced with the float32/sum gamma, naming the pair and the fallback; nothing
 // when the table has the pair's row, the pair is float32/sum, or the topology has no gamma.
 std::optional<std::string> gamma_fallback_warning(const Topology& topology, DataType type, ReduceOp op);
 
+// Why a form's reductions are priced with the topology's gamma (no gamma_by_form table, or no
+// row for the form), naming the forms; nothing when both have rows or there is no gamma.
+std::optional<std::string> form_fallback_warning(const Topology& topology);
+
 // What simulate and compare price each (type, op) with: the topology (topology_for_type_op) and the
 // gamma to give the models (choose_gamma), built once per pair; `warn` gets the pair's
 // gamma_fallback_warning the first time the pair is met, so once per pair for the command that
-// owns this object. With a given gamma (--gamma) every pair is priced on the topology as it is
+// owns this object, and form_fallback_warning at the first pair. With a given gamma (--gamma) every pair is priced on the topology as it is
 // with that gamma, and nothing is warned. Keeps a reference to the topology; the topologies it
 // returns live as long as it does. Throws as check_type_op_gammas and choose_gamma.
 class TypeOpPricing {

@@ -236,31 +236,41 @@ TEST(SimulatorFlowLevel, ReceiveFragmentsOverlapAReductionWithItsOwnTransfer) {
               two.alpha + two.b * slow_gamma + two.alpha + two.b * two.beta, 1e-15);
 }
 
+// The flags of a step plan's receive pieces: landing in scratch, or (`in_place`) reducing a left
+// operand found in the output.
+std::vector<unsigned char> receive_flags(const StepPlan& plan, bool in_place = false) {
+  std::vector<unsigned char> flags;
+  for (const PlannedPiece& receive : plan.receives)
+    flags.push_back(in_place ? (receive.kind == OpKind::recv_reduce && receive.reads_output) : receive.to_scratch);
+  return flags;
+}
+
 // The rule itself, step by step for one rank (pieces of 4 elements of a 16-element buffer in 4 chunks).
 TEST(SimulatorScratchReceives, FollowsTheExecutorsRuleAndItsRecordOfTheOutput) {
-  std::vector<unsigned char> scratch;
   const Op send_all{OpKind::send, 1, {0, 4}};
   const Op reduce_all{OpKind::recv_reduce, 1, {0, 4}};
   simulator::ScratchReceives out_of_place(2, 16, 4, 4, Placement::out_of_place);
-  out_of_place.next_step(0, std::vector<Op>{send_all, reduce_all}, scratch);
-  EXPECT_EQ(scratch, (std::vector<unsigned char>{0, 0, 0, 0}));  // the sends read the input
-  out_of_place.next_step(0, std::vector<Op>{send_all, reduce_all}, scratch);
-  EXPECT_EQ(scratch, (std::vector<unsigned char>{1, 1, 1, 1}));  // now the output holds them
+  const StepPlan& first = out_of_place.next_step(0, std::vector<Op>{send_all, reduce_all});
+  EXPECT_EQ(receive_flags(first), (std::vector<unsigned char>{0, 0, 0, 0}));  // the sends read the input
+  EXPECT_EQ(receive_flags(first, true), (std::vector<unsigned char>{0, 0, 0, 0}));  // out of place: input (op) received
+  const StepPlan& second = out_of_place.next_step(0, std::vector<Op>{send_all, reduce_all});
+  EXPECT_EQ(receive_flags(second), (std::vector<unsigned char>{1, 1, 1, 1}));  // now the output holds them
+  EXPECT_EQ(receive_flags(second, true), (std::vector<unsigned char>{1, 1, 1, 1}));  // and they reduce in place
   simulator::ScratchReceives in_place(2, 16, 4, 4, Placement::in_place);
   // A send of chunk 0 and a receive of chunks 1-2 (the ring's pattern): nothing shared.
-  in_place.next_step(0, std::vector<Op>{{OpKind::send, 1, {0, 1}}, {OpKind::recv_reduce, 1, {1, 3}}}, scratch);
-  EXPECT_EQ(scratch, (std::vector<unsigned char>{0, 0}));
+  const StepPlan& ring = in_place.next_step(0, std::vector<Op>{{OpKind::send, 1, {0, 1}}, {OpKind::recv_reduce, 1, {1, 3}}});
+  EXPECT_EQ(receive_flags(ring), (std::vector<unsigned char>{0, 0}));
+  EXPECT_EQ(receive_flags(ring, true), (std::vector<unsigned char>{1, 1}));  // an in-place call: all in place
   // Two receives writing chunk 2: both of their pieces there, and no other.
-  in_place.next_step(1, std::vector<Op>{{OpKind::recv, 0, {1, 3}}, {OpKind::recv_reduce, 0, {2, 4}}}, scratch);
-  EXPECT_EQ(scratch, (std::vector<unsigned char>{0, 1, 1, 0}));
+  EXPECT_EQ(receive_flags(in_place.next_step(1, std::vector<Op>{{OpKind::recv, 0, {1, 3}}, {OpKind::recv_reduce, 0, {2, 4}}})),
+            (std::vector<unsigned char>{0, 1, 1, 0}));
   // A wrapping send (chunks 3, 0) read from the output: the receive of chunk 0 shares it.
-  in_place.next_step(0, std::vector<Op>{{OpKind::send, 1, {3, 5}}, {OpKind::recv, 1, {0, 1}}, {OpKind::recv, 1, {1, 2}}},
-                     scratch);
-  EXPECT_EQ(scratch, (std::vector<unsigned char>{1, 0}));
+  EXPECT_EQ(receive_flags(in_place.next_step(
+                0, std::vector<Op>{{OpKind::send, 1, {3, 5}}, {OpKind::recv, 1, {0, 1}}, {OpKind::recv, 1, {1, 2}}})),
+            (std::vector<unsigned char>{1, 0}));
   // Whole transfers (the flow-level model without segments): one piece per element range.
   simulator::ScratchReceives whole(2, 16, 4, std::numeric_limits<std::int64_t>::max(), Placement::in_place);
-  whole.next_step(0, std::vector<Op>{send_all, reduce_all}, scratch);
-  EXPECT_EQ(scratch, (std::vector<unsigned char>{1}));
+  EXPECT_EQ(receive_flags(whole.next_step(0, std::vector<Op>{send_all, reduce_all})), (std::vector<unsigned char>{1}));
 }
 
 TEST(SimulatorFlowLevel, ParameterServerIncastTakesNMinusOneTimesTheServerLinkTime) {

@@ -152,18 +152,19 @@ TEST(SimulatorTypeOpGamma, WarnsOncePerPairPricedWithTheFloat32SumGamma) {
   }
   pricing.at(DataType::float32, ReduceOp::sum);  // the fallback itself: nothing to say
   pricing.at(DataType::float16, ReduceOp::sum);
-  ASSERT_EQ(warnings.size(), 2u);
-  EXPECT_THAT(warnings[0], HasSubstr("has no gamma for bfloat16/max (no gamma_by_type_op table"));
-  EXPECT_THAT(warnings[0], HasSubstr("priced with the float32/sum gamma"));
-  EXPECT_THAT(warnings[1], HasSubstr("float16/sum"));
+  ASSERT_EQ(warnings.size(), 3u);  // the first: no gamma_by_form either (test_form_gamma.cpp)
+  EXPECT_THAT(warnings[0], HasSubstr("no gamma_by_form table"));
+  EXPECT_THAT(warnings[1], HasSubstr("has no gamma for bfloat16/max (no gamma_by_type_op table"));
+  EXPECT_THAT(warnings[1], HasSubstr("priced with the float32/sum gamma"));
+  EXPECT_THAT(warnings[2], HasSubstr("float16/sum"));
   // A table without the pair's row says so.
   warnings.clear();
   const Topology with_rows = calibrated();
   simulator::TypeOpPricing with_table(with_rows, std::nullopt, [&](const std::string& line) { warnings.push_back(line); });
   with_table.at(DataType::int32, ReduceOp::prod);
   with_table.at(DataType::bfloat16, ReduceOp::max);
-  ASSERT_EQ(warnings.size(), 1u);
-  EXPECT_THAT(warnings[0], HasSubstr("int32/prod (no row in its gamma_by_type_op table)"));
+  ASSERT_EQ(warnings.size(), 2u);
+  EXPECT_THAT(warnings[1], HasSubstr("int32/prod (no row in its gamma_by_type_op table)"));
 }
 
 TEST(SimulatorTypeOpGamma, GivenGammaOverridesEveryPairAndPresetsKeepTheDefault) {
