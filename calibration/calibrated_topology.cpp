@@ -184,6 +184,7 @@ FittedParameters fit_parameters(const Measurements& measurements, int cores, con
   if (!copy_ratios.empty()) parameters.copy_cost_ratio = median(copy_ratios);
   parameters.curves = fit_footprint_curves(measurements, parameters.alpha_seconds, options);
   parameters.type_op_gammas = fit_type_op_gammas(measurements.reduce_by_type_op);
+  parameters.form_gammas = fit_form_gammas(measurements.reduce_by_form);
   return parameters;
 }
 
@@ -247,6 +248,12 @@ FootprintCurves set_reduction_costs(Topology& topology, const FittedParameters& 
     row.out_of_cache_seconds_per_byte /= share;
   }
   topology.set_gamma_by_type_op(std::move(type_op_gammas));
+  std::vector<FormGamma> form_gammas = parameters.form_gammas;
+  for (FormGamma& row : form_gammas) {
+    row.in_cache_seconds_per_byte /= share;
+    row.out_of_cache_seconds_per_byte /= share;
+  }
+  topology.set_gamma_by_form(std::move(form_gammas));
   FootprintCurves curves;
   curves.switch_capacity = parameters.curves.switch_capacity;
   curves.gamma_seconds_per_byte = scaled(parameters.curves.gamma_seconds_per_byte, 1 / share);
@@ -310,6 +317,8 @@ nlohmann::json calibration_record(const Measurements& measurements, const Fitted
   if (parameters.copy_cost_ratio) record["reduce"]["copy_cost_ratio"] = *parameters.copy_cost_ratio;
   if (!measurements.reduce_by_type_op.samples.empty())
     record["reduce_by_type_op"] = type_op_reduce_record(measurements.reduce_by_type_op);
+  if (!measurements.reduce_by_form.samples.empty())
+    record["reduce_by_form"] = form_reduce_record(measurements.reduce_by_form);
   if (!measurements.waiting_mates.samples.empty()) {
     nlohmann::json samples = nlohmann::json::array();
     for (const WaitingMatesSample& sample : measurements.waiting_mates.samples)

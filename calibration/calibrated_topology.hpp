@@ -31,7 +31,9 @@
 //      c. gamma at the reduce footprint 3 s of every reduce operand size s: time / s;
 //      written scaled like step 4 (bandwidths x C/E, gamma x E/C);
 //   6. gamma of every (type, op) in cache and out of cache (type_op_reduce.hpp), written as the
-//      topology's gamma_by_type_op, scaled like gamma (x E/C).
+//      topology's gamma_by_type_op, scaled like gamma (x E/C);
+//   7. gamma of each operand form, alone and with k ranks reducing at once (form_reduce.hpp),
+//      written as the topology's gamma_by_form, scaled like gamma (x E/C).
 #pragma once
 
 #include <nlohmann/json_fwd.hpp>
@@ -45,6 +47,7 @@
 #include "calibration/linear_fit.hpp"
 #include "calibration/measurements.hpp"
 #include "topology/topology.hpp"
+#include "calibration/form_reduce.hpp"
 #include "calibration/type_op_reduce.hpp"
 
 namespace ringlab::calibration {
@@ -55,6 +58,7 @@ struct Measurements {
   std::vector<ReduceSample> reduce;
   WaitingMatesMeasurement waiting_mates;  // empty samples: not measured
   TypeOpReduceMeasurement reduce_by_type_op;  // empty samples: not measured
+  FormReduceMeasurement reduce_by_form;        // empty samples: not measured
 };
 
 struct FitOptions {
@@ -77,6 +81,7 @@ struct FittedParameters {
   std::optional<double> copy_cost_ratio;
   FootprintCurves curves;                 // step 5, one process on a core of its own
   std::vector<TypeOpGamma> type_op_gammas;  // step 6, one process on a core of its own; empty: not measured
+  std::vector<FormGamma> form_gammas;       // step 7, each process on a core of its own; empty: not measured
 };
 
 // Reduce operands at least this large fix the scalar gamma (step 3): out of cache, as before the
@@ -102,7 +107,7 @@ double process_share(const FittedParameters& parameters, int endpoints);
 FootprintCurve scaled(const FootprintCurve& curve, double factor);
 
 // What both calibrated topologies (host-shm and per-CPU) take alike from the reduce, copy and
-// streaming measurements: sets gamma and gamma_by_type_op (x 1/share) and the copy cost ratio on `topology` and
+// streaming measurements: sets gamma, gamma_by_type_op and gamma_by_form (x 1/share) and the copy cost ratio on `topology` and
 // returns the footprint curves of gamma (x 1/share), the copy cost ratio (a ratio of two CPU
 // times: not scaled) and the memory bus, to which the caller adds its link curves.
 FootprintCurves set_reduction_costs(Topology& topology, const FittedParameters& parameters, double share);

@@ -114,20 +114,46 @@ auto canonical_name(const nlohmann::json& object, const char* key, const std::st
   return *parsed;
 }
 
-// reduce_by_type_op (type_op_reduce.hpp), written since 2026-12-06 22:00 UTC.
-TypeOpReduceMeasurement type_op_reduce_from_record(const nlohmann::json& object) {
-  const std::string where = "reduce_by_type_op";
-  TypeOpReduceMeasurement measurement;
+// The operand bytes and timed calls of a reduce-kernel table (kernel_timing.hpp) into `measurement`.
+template <class Measurement>
+void read_timing_sizes(const nlohmann::json& object, const std::string& where, Measurement& measurement) {
   measurement.in_cache_bytes = integer(object, "in_cache_operand_bytes", where, 1, max_message_bytes);
   measurement.out_of_cache_bytes = integer(object, "out_of_cache_operand_bytes", where, 1, max_message_bytes);
   measurement.in_cache_iterations = static_cast<int>(integer(object, "in_cache_iterations", where, 1, max_iterations));
   measurement.out_of_cache_iterations =
       static_cast<int>(integer(object, "out_of_cache_iterations", where, 1, max_iterations));
+}
+
+// reduce_by_type_op (type_op_reduce.hpp), written since 2026-12-06 22:00 UTC.
+TypeOpReduceMeasurement type_op_reduce_from_record(const nlohmann::json& object) {
+  const std::string where = "reduce_by_type_op";
+  TypeOpReduceMeasurement measurement;
+  read_timing_sizes(object, where, measurement);
   const nlohmann::json& samples = array_member(object, "samples", where);
   for (std::size_t i = 0; i < samples.size(); ++i) {
     const std::string at = fmt::format("{}.samples[{}]", where, i);
     measurement.samples.push_back({canonical_name(samples[i], "type", at, parse_data_type),
                                    canonical_name(samples[i], "op", at, parse_reduce_op),
+                                   time_us(samples[i], "in_cache_median_us", at) * 1e-6,
+                                   time_us(samples[i], "out_of_cache_median_us", at) * 1e-6});
+  }
+  return measurement;
+}
+
+// reduce_by_form (form_reduce.hpp), written since 2026-12-07 15:00 UTC.
+FormReduceMeasurement form_reduce_from_record(const nlohmann::json& object, std::int64_t ranks) {
+  const std::string where = "reduce_by_form";
+  FormReduceMeasurement measurement;
+  read_timing_sizes(object, where, measurement);
+  const nlohmann::json& samples = array_member(object, "samples", where);
+  for (std::size_t i = 0; i < samples.size(); ++i) {
+    const std::string at = fmt::format("{}.samples[{}]", where, i);
+    const nlohmann::json& form = member(samples[i], "form", at);
+    const std::optional<Placement> parsed = form.is_string() ? placement_named(form.get<std::string>()) : std::nullopt;
+    if (!parsed)
+      fail(at + ".form", fmt::format("is {}; expected \"{}\" or \"{}\"", io::printable(form.dump()),
+                                     name_of(Placement::in_place), name_of(Placement::out_of_place)));
+    measurement.samples.push_back({*parsed, static_cast<int>(integer(samples[i], "ranks_reducing", at, 1, ranks)),
                                    time_us(samples[i], "in_cache_median_us", at) * 1e-6,
                                    time_us(samples[i], "out_of_cache_median_us", at) * 1e-6});
   }
@@ -187,6 +213,8 @@ RecordedCalibration measurements_from_record(const nlohmann::json& record) {
   }
   if (record.contains("reduce_by_type_op"))
     recorded.measurements.reduce_by_type_op = type_op_reduce_from_record(record.at("reduce_by_type_op"));
+  if (record.contains("reduce_by_form"))
+    recorded.measurements.reduce_by_form = form_reduce_from_record(record.at("reduce_by_form"), ranks);
   recorded.cores = static_cast<int>(integer(member(record, "parameters", "(record)"), "cores", "parameters", 1, max_cores));
   recorded.endpoints = static_cast<int>(integer(record, "endpoints", "(record)", 1, max_ranks));
   if (record.contains("receive_fragment_bytes"))

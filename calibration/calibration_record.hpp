@@ -13,7 +13,10 @@
 //   7. reduce_by_type_op when present (from 2026-12-06 22:00 UTC on): in_cache_operand_bytes,
 //      out_of_cache_operand_bytes, in_cache_iterations, out_of_cache_iterations and samples[]
 //      (type and op as ringlab names them, in_cache_median_us, out_of_cache_median_us). Without it
-//      the refit topology has no gamma_by_type_op (its pairs priced with float32/sum's gamma).
+//      the refit topology has no gamma_by_type_op (its pairs priced with float32/sum's gamma);
+//   8. reduce_by_form when present (from 2026-12-07 15:00 UTC on): as 7, its samples[] with form
+//      ("in-place" or "out-of-place") and ranks_reducing instead of type and op. Without it the
+//      refit topology has no gamma_by_form (both forms priced with gamma).
 // Fits, residuals and parameters in the record are not read: they are what a refit recomputes.
 #pragma once
 

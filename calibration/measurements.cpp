@@ -310,6 +310,31 @@ std::vector<ReduceSample> measure_reduce(Communicator& comm, const std::vector<s
   return samples;
 }
 
+FormReduceMeasurement measure_reduce_by_form(Communicator& comm, int cores, double timeout_seconds) {
+  const int most = std::min(comm.size(), std::max(1, cores));
+  FormReduceMeasurement measurement{in_cache_operand_bytes, out_of_cache_operand_bytes(), form_in_cache_calls,
+                                    form_out_of_cache_calls, {}};
+  for (const int ranks : most > 1 ? std::vector<int>{1, most} : std::vector<int>{1})
+    for (const Placement form : {Placement::out_of_place, Placement::in_place}) {
+      // The ranks that reduce leave the barrier together: rank 0 releases them while they poll.
+      gather_on_rank0(comm, {0.0}, timeout_seconds, Waiting::polling);
+      std::vector<double> medians(2, 0.0);
+      if (comm.rank() < ranks)
+        medians = time_reduce_form(form, measurement.in_cache_bytes, measurement.out_of_cache_bytes);
+      const auto all = gather_on_rank0(comm, medians, timeout_seconds);
+      if (comm.rank() != 0) continue;
+      FormReduceSample sample{form, ranks, 0, 0};
+      for (int rank = 0; rank < ranks; ++rank) {
+        sample.in_cache_median_seconds = std::max(sample.in_cache_median_seconds, all[static_cast<std::size_t>(rank)][0]);
+        sample.out_of_cache_median_seconds =
+            std::max(sample.out_of_cache_median_seconds, all[static_cast<std::size_t>(rank)][1]);
+      }
+      measurement.samples.push_back(sample);
+    }
+  if (comm.rank() != 0) measurement.samples.clear();
+  return measurement;
+}
+
 TypeOpReduceMeasurement measure_reduce_by_type_op(Communicator& comm, double timeout_seconds) {
   TypeOpReduceMeasurement measurement;
   if (comm.rank() == 0) measurement = time_reduce_by_type_op(in_cache_operand_bytes, out_of_cache_operand_bytes());

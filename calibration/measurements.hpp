@@ -11,6 +11,7 @@
 
 #include "collectives/communicator.hpp"
 #include "collectives/fault_injection.hpp"
+#include "calibration/form_reduce.hpp"
 #include "calibration/type_op_reduce.hpp"
 
 namespace ringlab::calibration {
@@ -110,5 +111,10 @@ std::int64_t out_of_cache_operand_bytes();
 // (type_op_reduce.hpp: time_reduce_by_type_op) while the other ranks sleep. Complete on rank 0;
 // the other ranks get an empty measurement.
 TypeOpReduceMeasurement measure_reduce_by_type_op(Communicator& comm, double timeout_seconds);
+
+// The reduce kernel in both operand forms (form_reduce.hpp), alone on rank 0 and on ranks
+// 0..k-1 at once, k = min(N, cores) (as measure_concurrent streams), while the other ranks sleep.
+// Complete on rank 0; the other ranks get an empty measurement.
+FormReduceMeasurement measure_reduce_by_form(Communicator& comm, int cores, double timeout_seconds);
 
 }  // namespace ringlab::calibration

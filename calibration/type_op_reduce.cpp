@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "calibration/kernel_timing.hpp"
 #include "calibration/linear_fit.hpp"
 #include "calibration/measurements.hpp"
 #include "collectives/reduce.hpp"
@@ -46,6 +47,23 @@ double median_reduce_seconds(std::byte* out, const std::byte* a, const std::byte
 
 }  // namespace
 
+double kernel_gamma(double seconds, std::int64_t bytes, const std::string& row, const char* regime) {
+  const double value = seconds / static_cast<double>(bytes);
+  if (!(value > 0) || !std::isfinite(value))
+    throw FitError(fmt::format("gamma of the reduce kernel {} {}: {} s for {} B is not a positive time per byte", row,
+                               regime, seconds, bytes));
+  return value;
+}
+
+nlohmann::json kernel_timing_record(const char* what, const KernelTimingSizes& sizes, nlohmann::json samples) {
+  return {{"what", what},
+          {"in_cache_operand_bytes", sizes.in_cache_bytes},
+          {"out_of_cache_operand_bytes", sizes.out_of_cache_bytes},
+          {"in_cache_iterations", sizes.in_cache_iterations},
+          {"out_of_cache_iterations", sizes.out_of_cache_iterations},
+          {"samples", std::move(samples)}};
+}
+
 TypeOpReduceMeasurement time_reduce_by_type_op(std::int64_t in_cache_bytes, std::int64_t out_of_cache_bytes) {
   TypeOpReduceMeasurement measurement{in_cache_bytes, out_of_cache_bytes, in_cache_calls, out_of_cache_calls, {}};
   const auto largest = static_cast<std::size_t>(std::max(in_cache_bytes, out_of_cache_bytes));
@@ -66,12 +84,9 @@ TypeOpReduceMeasurement time_reduce_by_type_op(std::int64_t in_cache_bytes, std:
 std::vector<TypeOpGamma> fit_type_op_gammas(const TypeOpReduceMeasurement& measurement) {
   std::vector<TypeOpGamma> table;
   for (const TypeOpReduceSample& sample : measurement.samples) {
-    const auto gamma = [&](double seconds, std::int64_t bytes, const char* where) {
-      const double value = seconds / static_cast<double>(bytes);
-      if (!(value > 0) || !std::isfinite(value))
-        throw FitError(fmt::format("gamma of the reduce kernel on {}/{} {}: {} s for {} B is not a positive time per byte",
-                                   name_of(sample.type), name_of(sample.op), where, seconds, bytes));
-      return value;
+    const std::string row = fmt::format("on {}/{}", name_of(sample.type), name_of(sample.op));
+    const auto gamma = [&](double seconds, std::int64_t bytes, const char* regime) {
+      return kernel_gamma(seconds, bytes, row, regime);
     };
     table.push_back({std::string(name_of(sample.type)), std::string(name_of(sample.op)),
                      gamma(sample.in_cache_median_seconds, measurement.in_cache_bytes, "in cache"),
@@ -87,13 +102,12 @@ nlohmann::json type_op_reduce_record(const TypeOpReduceMeasurement& measurement)
                        {"op", name_of(sample.op)},
                        {"in_cache_median_us", sample.in_cache_median_seconds * 1e6},
                        {"out_of_cache_median_us", sample.out_of_cache_median_seconds * 1e6}});
-  return {{"what", "reduce_to of every type and op on rank 0 alone, out of place, operands in and out of the last-level "
-                   "cache, the bench's verification inputs; avg timed as its own op (combined as a sum)"},
-          {"in_cache_operand_bytes", measurement.in_cache_bytes},
-          {"out_of_cache_operand_bytes", measurement.out_of_cache_bytes},
-          {"in_cache_iterations", measurement.in_cache_iterations},
-          {"out_of_cache_iterations", measurement.out_of_cache_iterations},
-          {"samples", std::move(samples)}};
+  return kernel_timing_record("reduce_to of every type and op on rank 0 alone, out of place, operands in and out of the "
+                              "last-level cache, the bench's verification inputs; avg timed as its own op (combined as "
+                              "a sum)",
+                              {measurement.in_cache_bytes, measurement.out_of_cache_bytes, measurement.in_cache_iterations,
+                               measurement.out_of_cache_iterations},
+                              std::move(samples));
 }
 
 }  // namespace ringlab::calibration

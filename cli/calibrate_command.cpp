@@ -149,6 +149,22 @@ void print_type_op_gammas(const calibration::Measurements& measurements, const c
   }
 }
 
+// The float32/sum kernel per operand form and ranks reducing at once, GB/s reduced per rank.
+void print_form_gammas(const calibration::FittedParameters& fit) {
+  if (fit.form_gammas.empty()) {
+    fmt::print("# reduce kernel by operand form: not measured (a record from before it); both forms are priced with "
+               "gamma\n");
+    return;
+  }
+  std::string line;
+  for (const FormGamma& row : fit.form_gammas)
+    line += fmt::format("{}{} x {} {:.2f} / {:.2f}", line.empty() ? "" : ", ", row.form, row.ranks_reducing,
+                        1e-9 / row.in_cache_seconds_per_byte, 1e-9 / row.out_of_cache_seconds_per_byte);
+  fmt::print("# reduce kernel by operand form x ranks reducing at once, GB/s per rank in / out of cache, "
+             "gamma_by_form: {}\n",
+             line);
+}
+
 void print_summary(const calibration::Measurements& measurements, const calibration::FittedParameters& fit,
                    const std::string& preset) {
   fmt::print("# ping-pong: {} pair(s); one-way time = round trip / 2, median over iterations\n",
@@ -179,6 +195,7 @@ void print_summary(const calibration::Measurements& measurements, const calibrat
   fmt::print("# reduce kernel (float32 sum, out of cache): gamma {:.4g} s/B ({:.2f} GB/s reduced) on one core\n",
              fit.gamma_seconds_per_byte, 1e-9 / fit.gamma_seconds_per_byte);
   print_type_op_gammas(measurements, fit);
+  print_form_gammas(fit);
   if (fit.copy_cost_ratio)
     fmt::print("# copy (memcpy of the same bytes): {:.3f} x a reduction's time, median over the reduce sizes; the "
                "flow-level model prices the executor's scratch copies with it\n",
@@ -386,6 +403,7 @@ int run_calibrate(Communicator& comm, const CalibrateArguments& arguments, const
       comm, machine.cores, streaming_sizes(sizes, parse_size(arguments.beta_min_bytes)), arguments.timeout_seconds);
   measurements.reduce = calibration::measure_reduce(comm, calibration::reduce_sizes(), arguments.timeout_seconds);
   measurements.reduce_by_type_op = calibration::measure_reduce_by_type_op(comm, arguments.timeout_seconds);
+  measurements.reduce_by_form = calibration::measure_reduce_by_form(comm, machine.cores, arguments.timeout_seconds);
   measurements.waiting_mates = calibration::measure_waiting_mates(comm, options, waiting_mates_sizes(sizes));
   if (comm.rank() != 0) return 0;
 

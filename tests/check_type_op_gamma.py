@@ -3,10 +3,11 @@
 with its own gamma (docs/simulator.md, "Gamma by type and op"), end to end through the command line.
 
 1. A calibration record with reduce_by_type_op (tests/values/calibration_type_op.json: bfloat16/max
-   8x float32/sum in cache, 3x out of cache) refitted: simulate and compare predict bfloat16/max
-   slower than float32/sum, and warn about nothing.
-2. A calibration written before the table (results/calibration/2026-12-04-n2.json): bfloat16/max
-   is priced as float32/sum, with one warning naming the pair and the fallback, however many rows.
+   8x float32/sum in cache, 3x out of cache) and reduce_by_form refitted: simulate and compare
+   predict bfloat16/max slower than float32/sum, and warn about nothing.
+2. A calibration written before the tables (results/calibration/2026-12-04-n2.json): bfloat16/max
+   is priced as float32/sum, with one warning naming the pair and the fallback and one naming the
+   operand forms priced with its gamma, however many rows.
 3. A pair missing from the table is warned about; --gamma prices every pair alike, silently.
 Prints what it checked; exits 1 naming the first check that failed.
 """
@@ -57,8 +58,9 @@ def main():
     old_f32, _ = simulate(old, "float32", "sum")
     old_bf16, old_run = simulate(old, "bfloat16", "max")
     check(old_bf16 == old_f32, "simulate: an old calibration prices bfloat16/max as float32/sum")
-    check(len(warnings(old_run)) == 1 and "no gamma for bfloat16/max" in old_run.stderr
-          and "float32/sum gamma" in old_run.stderr, "simulate: one warning naming the pair and the fallback")
+    check(len(warnings(old_run)) == 2 and "no gamma for bfloat16/max" in old_run.stderr
+          and "float32/sum gamma" in old_run.stderr and "in-place and out-of-place reductions" in old_run.stderr,
+          "simulate: one warning naming the pair and the fallback, one naming the forms")
 
     sample = json.loads((source / "plotting/tests/sample-report-n2.json").read_text())
     sample["config"]["datatype"], sample["config"]["op"] = "bfloat16", "max"
@@ -82,8 +84,8 @@ def main():
           "compare: the gamma of each pair is in the document")
     check(not warnings(bf16_compare), "compare: no warning for pairs the table has")
     _, old_compare = compare(old, report)
-    check(len(as_bf16["rows"]) > 1 and len(warnings(old_compare)) == 1 and "bfloat16/max" in old_compare.stderr,
-          f"compare: one warning for {len(as_bf16['rows'])} rows on an old calibration")
+    check(len(as_bf16["rows"]) > 1 and len(warnings(old_compare)) == 2 and "bfloat16/max" in old_compare.stderr,
+          f"compare: one warning for the pair and one for the forms, {len(as_bf16['rows'])} rows, on an old calibration")
     given, given_compare = compare(old, report, "--gamma", "1e-10")
     check(not warnings(given_compare) and given["gamma_by_type_op"][0]["gamma_seconds_per_byte"] == 1e-10,
           "compare: --gamma prices every pair, without a warning")
