@@ -19,32 +19,36 @@ namespace {
 constexpr std::int64_t traffic_count = 1024;  // float32: S = 4096 bytes, divisible by every chunk count used
 constexpr double traffic_bytes = 4096;
 
-TEST(SimulatorLinkTraffic, RingOnRingFourCrossesOneLinkPerSend) {
-  // 2(N-1) = 6 steps, each rank sends S/4 to its neighbour over one link: 6 S in all, and each
-  // link r -> r+1 carries 6 x S/4; the links r+1 -> r carry nothing.
-  const Topology topology = make_preset_topology("ring:4");
-  const auto traffic = simulator::link_traffic(make_schedule("ring", Collective::allreduce, 4), topology, traffic_count,
-                                               DataType::float32);
-  EXPECT_DOUBLE_EQ(traffic.total_link_bytes, 6 * traffic_bytes);
-  EXPECT_DOUBLE_EQ(traffic.busiest_link_bytes, 1.5 * traffic_bytes);
-}
+struct HandTraffic {
+  const char* algorithm;
+  const char* preset;
+  double total_in_s;    // total link bytes / S
+  double busiest_in_s;  // busiest link's bytes / S
+};
 
-TEST(SimulatorLinkTraffic, HalvingDoublingOnSwitchFourCrossesTwoLinksPerSend) {
-  // A rank sends S/2, S/4 (halving) then S/4, S/2 (doubling) = 1.5 S, each over its link to the
-  // switch and the peer's link down: 4 x 1.5 S x 2 links = 12 S; every link carries 1.5 S.
-  const Topology topology = make_preset_topology("switch:4");
-  const auto traffic = simulator::link_traffic(make_schedule("halving_doubling", Collective::allreduce, 4), topology,
-                                               traffic_count, DataType::float32);
-  EXPECT_DOUBLE_EQ(traffic.total_link_bytes, 12 * traffic_bytes);
-  EXPECT_DOUBLE_EQ(traffic.busiest_link_bytes, 1.5 * traffic_bytes);
-}
-
-TEST(SimulatorLinkTraffic, RecursiveDoublingOnRingEightPaysTheHopDistance) {
-  // Whole buffer at distances 1, 2, 4: each rank sends S over 1 + 2 + 4 hops = 7 S, 56 S for 8 ranks.
-  const Topology topology = make_preset_topology("ring:8");
-  const auto traffic = simulator::link_traffic(make_schedule("recursive_doubling", Collective::allreduce, 8), topology,
-                                               traffic_count, DataType::float32);
-  EXPECT_DOUBLE_EQ(traffic.total_link_bytes, 56 * traffic_bytes);
+TEST(SimulatorLinkTraffic, HandWorkedCases) {
+  const HandTraffic cases[] = {
+      // ring on ring:4: 2(N-1) = 6 steps, each rank sends S/4 to its neighbour over one link: 6 S
+      // in all; each link r -> r+1 carries 6 x S/4, the links r+1 -> r nothing.
+      {"ring", "ring:4", 6, 1.5},
+      // halving_doubling on switch:4: a rank sends S/2, S/4 (halving), S/4, S/2 (doubling) = 1.5 S,
+      // each over its link up and the peer's link down: 4 x 1.5 S x 2 = 12 S; every link 1.5 S.
+      {"halving_doubling", "switch:4", 12, 1.5},
+      // recursive_doubling on ring:8: the whole buffer at distances 1, 2, 4: each rank sends S over
+      // 1 + 2 + 4 hops, 56 S for 8 ranks (the busiest link depends on which way distance-4 routes
+      // break their tie: not checked).
+      {"recursive_doubling", "ring:8", 56, -1},
+  };
+  for (const HandTraffic& hand : cases) {
+    const Topology topology = make_preset_topology(hand.preset);
+    const auto traffic =
+        simulator::link_traffic(make_schedule(hand.algorithm, Collective::allreduce, topology.num_endpoints()), topology,
+                                traffic_count, DataType::float32);
+    EXPECT_DOUBLE_EQ(traffic.total_link_bytes, hand.total_in_s * traffic_bytes) << hand.algorithm << " on " << hand.preset;
+    if (hand.busiest_in_s >= 0) {
+      EXPECT_DOUBLE_EQ(traffic.busiest_link_bytes, hand.busiest_in_s * traffic_bytes) << hand.algorithm << " on " << hand.preset;
+    }
+  }
 }
 
 TEST(SimulatorLowerBound, SwitchFourHandWorked) {
