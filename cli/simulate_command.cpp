@@ -18,6 +18,8 @@
 #include "simulator/flow_level.hpp"
 #include "simulator/flow_trace.hpp"
 #include "simulator/flow_work.hpp"
+#include "simulator/link_traffic.hpp"
+#include "simulator/lower_bound.hpp"
 #include "simulator/predictor.hpp"
 #include "cli/commands.hpp"
 #include "collectives/execute.hpp"
@@ -48,6 +50,7 @@ struct SimulateArguments {
   std::string model = "flow-level";
   std::string segment_bytes = "1M";  // the bench's default
   std::string trace;
+  bool link_stats = false;
   std::string command_line;
   // --workload: one training iteration instead of the size sweep
   std::string workload;
@@ -232,6 +235,12 @@ int run_simulate(const SimulateArguments& arguments, TimeLimit& time_limit) {
                             report::describe_machine(std::nullopt), std::move(notes),
                             bench::ModelDescription{arguments.model, arguments.topology, gamma}, {}, {}, {}};
   if (!options.quiet) print_simulate_header(run, model_info, options, topology);
+  std::optional<simulator::AllreduceLowerBound> lower_bound;
+  std::optional<simulator::LinkTrafficCounter> link_counter;
+  if (arguments.link_stats) {
+    lower_bound = simulator::allreduce_lower_bound(priced.topology);
+    link_counter.emplace(priced.topology);
+  }
   std::vector<report::ResultRow> rows;
   std::vector<std::string> busiest;  // per algorithm, at the largest size
   // A prediction's cost grows with its bytes for the flow-level model (pieces), hardly for the closed form.
@@ -279,6 +288,19 @@ int run_simulate(const SimulateArguments& arguments, TimeLimit& time_limit) {
             seconds, fmt::format("{} at {} B, {}", options.algorithms[i], size.bytes, name_of(placement)));
         if (!in_place) out_of_place_seconds = seconds;
         size_rows.push_back(predicted_row(options.algorithms[i], size, seconds, in_place, nranks));
+        if (lower_bound) {  // the same for both placements: the sends and routes do not change
+          report::ResultRow& row = size_rows.back();
+          if (in_place) {
+            const report::ResultRow& out_of_place = size_rows[size_rows.size() - 2];
+            row.total_link_bytes = out_of_place.total_link_bytes;
+            row.busiest_link_bytes = out_of_place.busiest_link_bytes;
+          } else {
+            const simulator::LinkTraffic traffic = link_counter->count(schedules[i], size.count, options.type);
+            row.total_link_bytes = traffic.total_link_bytes;
+            row.busiest_link_bytes = traffic.busiest_link_bytes;
+          }
+          row.lower_bound_us = lower_bound->seconds(static_cast<double>(size.bytes)) * 1e6;
+        }
       }
       progress.done(weight_of(size));
     }
@@ -401,6 +423,9 @@ CommandRunner add_simulate_command(CLI::App& app, const std::string& command_lin
                       "Write a Chrome-trace/Perfetto JSON timeline of the simulation, with per-link loads "
                       "(flow-level; one algorithm and one size; - = standard output)")
       ->check(output_path());
+  command->add_flag("--link-stats", arguments->link_stats,
+                    "Add to each row of the --json report the bytes on links (bytes x links crossed, summed), the "
+                    "busiest link's bytes and the all-reduce lower bound on the topology (docs/algorithm-map.md)");
   command->add_option("--workload", arguments->workload,
                       "Price one training iteration of this network instead of the size sweep (vgg16-cifar10, "
                       "vgg16-miniimagenet, vgg16-imagenet, alexnet, resnet50; docs/training.md)");

@@ -27,6 +27,12 @@ struct ResultRow {
   std::optional<SkewStats> rank_skew_us;
   // --converge: whether the median's interval met the rule; empty without --converge.
   std::optional<bool> converged;
+  // Predicted rows of `ringlab simulate --link-stats`: bytes x links crossed summed over the sends,
+  // the busiest directed link's bytes (simulator/link_traffic.hpp), and the all-reduce lower bound
+  // (simulator/lower_bound.hpp).
+  std::optional<double> total_link_bytes;
+  std::optional<double> busiest_link_bytes;
+  std::optional<double> lower_bound_us;
 };
 
 }  // namespace ringlab::report

@@ -89,6 +89,15 @@ if(SYSTEM_PYTHON3)
            COMMAND ${expect_failure} "dp-n4-run1.json: not a measured ringlab.bench/1 report .it is a ringlab.train/1 report"
                    ${SYSTEM_PYTHON3} ${PROJECT_SOURCE_DIR}/plotting/goal_tables.py ${committed}/training/2026-12-03/dp-n4-run1.json)
   set_tests_properties(plotting.goal_tables_refuses_train_report PROPERTIES TIMEOUT 60)
+  # scripts/algorithm-map.sh and plotting/algorithm_map.py on a small grid (N = 16 of two families,
+  # both models): the reports, the summary's tables and each family's two figures.
+  set(algorithm_map ${CMAKE_CURRENT_BINARY_DIR}/algorithm-map)
+  add_test(NAME plotting.algorithm_map
+           COMMAND bash -c "rm -rf \"$1\" && MAP_MAX_N=16 MAP_FAMILIES='torus-square dragonfly' MAP_FLOW_FACTOR=64 \
+                            \"$0\" \"$1\" \"$2\" && cat \"$1/summary.md\" && ls \"$1/plots\""
+                   ${PROJECT_SOURCE_DIR}/scripts/algorithm-map.sh ${algorithm_map} $<TARGET_FILE:ringlab>)
+  set_tests_properties(plotting.algorithm_map PROPERTIES TIMEOUT 300 ENVIRONMENT PYTHON=${SYSTEM_PYTHON3}
+                       PASS_REGULAR_EXPRESSION "\\| dragonfly \\| flow-level \\| 4 \\|.*\\| torus-square \\| closed-form \\| 24 \\|.*## Swing.*\\| torus-square \\| flow-level \\| [0-9.]+x \\| N = 16.*\\| dragonfly \\| 16 \\| [0-9.]+ \\| [0-9.]+ \\(.*bound_dragonfly_flow-level.svg.*winners_torus-square_closed-form.svg")
 endif()
 # No script, test or CMake file names a fixed interpreter path: they run ${PYTHON:-python3},
 # SYSTEM_PYTHON3 or `#!/usr/bin/env python3`.

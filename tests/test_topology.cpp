@@ -135,6 +135,20 @@ TEST(TopologyPresets, NvswitchClusterGoesUpAndDownTheFatTree) {
   EXPECT_DOUBLE_EQ(units.directed_link(far.links[2]).bandwidth, 1 * 25e9);
 }
 
+TEST(TopologyPresets, NvswitchTaperDividesEveryLeafUplink) {
+  // 2:1 tapered spine: a leaf of 4 nodes has 4 x 25e9 down and 2 x 25e9 up; the NICs keep theirs.
+  const Topology tapered = make_preset_topology("nvswitch:2,nodes=8,leaf_ports=4,taper=2");
+  Router router(tapered);
+  const Route far = router.route(0, 9);  // node0.gpu0 -> node4.gpu1, through the spine
+  ASSERT_EQ(far.hops(), 4);
+  EXPECT_DOUBLE_EQ(tapered.directed_link(far.links[0]).bandwidth, 25e9);
+  EXPECT_DOUBLE_EQ(tapered.directed_link(far.links[1]).bandwidth, 4 * 25e9 / 2);
+  EXPECT_DOUBLE_EQ(tapered.directed_link(far.links[2]).bandwidth, 4 * 25e9 / 2);
+  EXPECT_DOUBLE_EQ(make_preset_topology("nvswitch:2,nodes=8,leaf_ports=4").directed_link(far.links[1]).bandwidth,
+                   4 * 25e9);
+  EXPECT_THROW(make_preset_topology("nvswitch:2,nodes=8,taper=0"), std::invalid_argument);
+}
+
 TEST(TopologyPresets, HostShmSharesTheMemoryBusAndDividesCoresWhenOversubscribed) {
   const Topology fits = make_preset_topology("host-shm:4");
   Router router(fits);

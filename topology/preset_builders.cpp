@@ -121,11 +121,12 @@ Topology pcie_tree(const PresetArguments& arguments) {
 // GPU n * G + g is GPU g of node n. Each node's GPUs share one NVSwitch (one non-blocking switch
 // stands for the node's NVSwitch chips). With more than one node, GPU g's NIC goes to the leaf
 // of rail g in its unit of leaf_ports nodes, and every leaf has one uplink to a non-blocking
-// spine carrying the sum of its down links (1:1, full bisection).
+// spine carrying the sum of its down links / taper (taper 1: full bisection; 2: a 2:1 tapered spine).
 Topology nvswitch_cluster(const PresetArguments& arguments) {
   const std::int64_t gpus = arguments.size(1, 1024);
   const std::int64_t nodes = arguments.integer("nodes", 1, max_count);
   const std::int64_t leaf_ports = arguments.integer("leaf_ports", 1, 4096);
+  const std::int64_t taper = arguments.integer("taper", 1, 64);
   const LinkDirection nvlink{arguments.bandwidth("nvlink_bw"), arguments.latency("nvlink_lat")};
   const double nic_bandwidth = arguments.bandwidth("nic_bw");
   const double network_latency = arguments.latency("nic_lat");
@@ -164,7 +165,8 @@ Topology nvswitch_cluster(const PresetArguments& arguments) {
   }
   for (std::int64_t unit = 0; unit < units; ++unit) {
     const std::int64_t nodes_in_unit = std::min(leaf_ports, nodes - unit * leaf_ports);
-    const LinkDirection uplink{static_cast<double>(nodes_in_unit) * nic_bandwidth, network_latency};
+    const LinkDirection uplink{static_cast<double>(nodes_in_unit) * nic_bandwidth / static_cast<double>(taper),
+                               network_latency};
     for (std::int64_t rail = 0; rail < gpus; ++rail)
       topology.add_link(first_leaf + static_cast<NodeId>(unit * gpus + rail), spine, uplink);
   }

@@ -148,6 +148,11 @@ nlohmann::json make_report(const RunDescription& run, const BenchOptions& option
   }
   for (std::size_t i = 0; i < rows.size(); ++i)
     if (rows[i].wall_avg_us) results[i]["wall_avg_us"] = *rows[i].wall_avg_us;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (rows[i].total_link_bytes) results[i]["total_link_bytes"] = *rows[i].total_link_bytes;
+    if (rows[i].busiest_link_bytes) results[i]["busiest_link_bytes"] = *rows[i].busiest_link_bytes;
+    if (rows[i].lower_bound_us) results[i]["lower_bound_us"] = *rows[i].lower_bound_us;
+  }
   nlohmann::json document = {{"schema", bench_schema},
           {"complete", complete},
           {"kind", run.model ? "predicted" : "measured"},
