@@ -27,6 +27,9 @@ struct ResultRow {
   std::optional<SkewStats> rank_skew_us;
   // --converge: whether the median's interval met the rule; empty without --converge.
   std::optional<bool> converged;
+  // bench --algo auto: the algorithm and segment size the tuning table chose for this size.
+  std::optional<std::string> auto_algorithm;
+  std::int64_t auto_segment_bytes = 0;
 };
 
 }  // namespace ringlab::report

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <functional>
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,10 @@ struct MeasuredRow {
   double measured_seconds = 0;  // time_us.p50
   DataType type = DataType::float32;  // the row's type, else config.datatype
   ReduceOp op = ReduceOp::sum;        // the row's redop, else config.op (sum when neither says)
+  // The schedule that ran and its segment size: `algorithm` and the report's segment size, except
+  // for a bench --algo auto row, whose "auto" object names what its tuning table chose.
+  std::string ran_algorithm;
+  std::optional<std::int64_t> ran_segment_bytes;
 };
 
 struct MeasuredReport {
