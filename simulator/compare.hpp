@@ -34,10 +34,11 @@ struct MeasuredRow {
   double measured_seconds = 0;  // time_us.p50
   DataType type = DataType::float32;  // the row's type, else config.datatype
   ReduceOp op = ReduceOp::sum;        // the row's redop, else config.op (sum when neither says)
-  // The schedule that ran and its segment size: `algorithm` and the report's segment size, except
-  // for a bench --algo auto row, whose "auto" object names what its tuning table chose.
-  std::string ran_algorithm;
-  std::optional<std::int64_t> ran_segment_bytes;
+  // A bench --algo auto row: what its tuning table chose (the row's "auto" object).
+  std::optional<std::string> auto_algorithm = std::nullopt;
+  std::optional<std::int64_t> auto_segment_bytes = std::nullopt;
+  // The schedule that ran: the chosen one for an auto row, else `algorithm`.
+  const std::string& ran_algorithm() const { return auto_algorithm ? *auto_algorithm : algorithm; }
 };
 
 struct MeasuredReport {
