@@ -29,6 +29,7 @@
 #include "cli/cli_util.hpp"
 #include "cli/commands.hpp"
 #include "collectives/execute.hpp"
+#include "collectives/selection_table.hpp"
 #include "cli/job_options.hpp"
 #include "cli/launch.hpp"
 #include "io/output_file.hpp"
@@ -56,6 +57,7 @@ struct BenchArguments {
   int average = 3;
   std::string baseline;
   std::string segment_bytes = "1M";
+  std::string tuning;  // --tuning FILE: the table --algo auto runs from
   int local_register = 0;
   std::string backend = "auto";
   int ranks = 4;
@@ -149,7 +151,14 @@ bench::BenchOptions to_options(const BenchArguments& arguments, const std::strin
         arguments.sweep.algorithms.find(other.native_allreduce) != std::string::npos)
       throw std::invalid_argument(fmt::format("'{}' needs --backend {} (run under mpiexec)", other.native_allreduce,
                                               other.name));
-  options.algorithms = parse_name_list(arguments.sweep.algorithms, valid);
+  options.algorithms = parse_name_list(arguments.sweep.algorithms, valid, {bench::auto_algorithm});
+  const bool runs_auto = std::find(options.algorithms.begin(), options.algorithms.end(), bench::auto_algorithm) !=
+                         options.algorithms.end();
+  if (runs_auto != !arguments.tuning.empty())
+    throw std::invalid_argument(runs_auto ? "--algo auto runs what a tuning table chooses: give --tuning FILE (written "
+                                            "by `ringlab tune`)"
+                                          : "--tuning FILE is read for --algo auto; add auto to --algo or drop --tuning");
+  if (runs_auto) options.tuning = read_selection_table(arguments.tuning);
   options.baseline = arguments.baseline;
   if (!options.baseline.empty() &&
       std::find(options.algorithms.begin(), options.algorithms.end(), options.baseline) == options.algorithms.end())
@@ -346,6 +355,9 @@ CommandRunner add_bench_command(CLI::App& app, const std::string& command_line) 
   command->add_option("--baseline", arguments->baseline, "Reference for ratios (default mpi-native, else the first)");
   command->add_option("--segment-bytes", arguments->segment_bytes, "Segment size, K/M/G suffixes (0 = whole transfers)")
       ->capture_default_str();
+  command->add_option("--tuning", arguments->tuning,
+                      "Selection table (ringlab.tuning/1, from `ringlab tune`) that --algo auto runs from: per size, "
+                      "the algorithm and segment size it names (the table column shows auto:NAME)");
   command->add_option("-R,--local_register", arguments->local_register,
                       "1: buffers the backend registers (mpi: shared memory peers read sends from, one copy); 0: heap")
       ->capture_default_str();

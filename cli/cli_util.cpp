@@ -86,13 +86,25 @@ std::int64_t parse_segment_bytes(std::string_view text) {
   return bytes;
 }
 
-std::vector<std::string> parse_name_list(std::string_view text, const std::vector<std::string>& valid) {
+std::vector<std::string> parse_name_list(std::string_view text, const std::vector<std::string>& valid,
+                                         const std::vector<std::string>& named_only) {
   if (text == "all") return valid;
   std::vector<std::string> names;
+  const auto add = [&names](std::string_view name) {
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.emplace_back(name);
+  };
   for (std::string_view part : split(text, ',')) {
-    if (std::find(valid.begin(), valid.end(), part) == valid.end())
-      throw std::invalid_argument(fmt::format("unknown name '{}'; valid: {} (or all)", part, fmt::join(valid, ", ")));
-    names.emplace_back(part);
+    if (part == "all") {
+      for (const std::string& name : valid) add(name);
+      continue;
+    }
+    if (std::find(valid.begin(), valid.end(), part) == valid.end() &&
+        std::find(named_only.begin(), named_only.end(), part) == named_only.end()) {
+      std::vector<std::string> listed = valid;
+      listed.insert(listed.end(), named_only.begin(), named_only.end());
+      throw std::invalid_argument(fmt::format("unknown name '{}'; valid: {} (or all)", part, fmt::join(listed, ", ")));
+    }
+    add(part);
   }
   return names;
 }

@@ -18,8 +18,11 @@ std::int64_t parse_size(std::string_view text);
 // --segment-bytes: a size as parse_size reads it (0 = whole transfers), its errors naming the flag.
 std::int64_t parse_segment_bytes(std::string_view text);
 
-// "all" -> every name in `valid`; otherwise a comma-separated list, each checked by `check`.
-std::vector<std::string> parse_name_list(std::string_view text, const std::vector<std::string>& valid);
+// A comma-separated list of names, each in `valid` or `named_only`, repeats dropped; an item "all"
+// stands for every name in `valid` (not `named_only`: names such as bench's "auto" that run only
+// when named). Throws std::invalid_argument naming an unknown name and the valid ones.
+std::vector<std::string> parse_name_list(std::string_view text, const std::vector<std::string>& valid,
+                                         const std::vector<std::string>& named_only = {});
 
 // "ringlab: warning: <message>" on standard error, control characters escaped (io/printable.hpp):
 // what a command says about its input without refusing it.

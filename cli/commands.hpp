@@ -24,6 +24,8 @@ CommandRunner add_simulate_command(CLI::App& app, const std::string& command_lin
 // bench reports against model predictions); `command_line` is recorded in their files.
 CommandRunner add_calibrate_command(CLI::App& app, const std::string& command_line);
 CommandRunner add_compare_command(CLI::App& app, const std::string& command_line);
+// `ringlab tune`: the selection table `bench --algo auto --tuning FILE` runs from.
+CommandRunner add_tune_command(CLI::App& app, const std::string& command_line);
 #ifdef RINGLAB_HAVE_TRAINING
 // `ringlab train` (docs/training.md); `command_line` is recorded in the JSON report.
 CommandRunner add_train_command(CLI::App& app, const std::string& command_line);

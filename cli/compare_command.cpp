@@ -127,12 +127,14 @@ void check_flow_work(const std::vector<simulator::MeasuredReport>& reports) {
   for (const simulator::MeasuredReport& report : reports) {
     std::map<std::string, Schedule> schedules;  // rows without a schedule are left out by compare_reports
     for (const simulator::MeasuredRow& row : report.rows) {
-      if (!with_schedule.contains(row.algorithm)) continue;
-      auto known = schedules.find(row.algorithm);
+      if (!with_schedule.contains(row.ran_algorithm())) continue;
+      auto known = schedules.find(row.ran_algorithm());
       if (known == schedules.end())
-        known = schedules.emplace(row.algorithm, make_schedule(row.algorithm, Collective::allreduce, report.nranks))
+        known = schedules
+                    .emplace(row.ran_algorithm(), make_schedule(row.ran_algorithm(), Collective::allreduce, report.nranks))
                     .first;
-      total += simulator::flow_level_flows(known->second, row.count, row.type, report.segment_bytes);
+      total += simulator::flow_level_flows(known->second, row.count, row.type,
+                                           row.auto_segment_bytes.value_or(report.segment_bytes));
       most_ranks = std::max(most_ranks, report.nranks);
     }
   }

@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   const ringlab::cli::CommandRunner simulate = ringlab::cli::add_simulate_command(app, command_line);
   const ringlab::cli::CommandRunner calibrate = ringlab::cli::add_calibrate_command(app, command_line);
   const ringlab::cli::CommandRunner compare = ringlab::cli::add_compare_command(app, command_line);
+  const ringlab::cli::CommandRunner tune = ringlab::cli::add_tune_command(app, command_line);
 #ifdef RINGLAB_HAVE_TRAINING
   const ringlab::cli::CommandRunner train = ringlab::cli::add_train_command(app, command_line);
   const ringlab::cli::CommandRunner make_cifar = ringlab::cli::add_make_cifar_command(app);
@@ -48,6 +49,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("simulate")) return simulate();
     if (app.got_subcommand("calibrate")) return calibrate();
     if (app.got_subcommand("compare")) return compare();
+    if (app.got_subcommand("tune")) return tune();
 #ifdef RINGLAB_HAVE_TRAINING
     if (app.got_subcommand("train")) return train();
     if (app.got_subcommand("make-cifar")) return make_cifar();

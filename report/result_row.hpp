@@ -33,6 +33,9 @@ struct ResultRow {
   std::optional<double> total_link_bytes;
   std::optional<double> busiest_link_bytes;
   std::optional<double> lower_bound_us;
+  // bench --algo auto: the algorithm and segment size the tuning table chose for this size.
+  std::optional<std::string> auto_algorithm;
+  std::int64_t auto_segment_bytes = 0;
 };
 
 }  // namespace ringlab::report

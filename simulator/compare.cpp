@@ -93,6 +93,11 @@ MeasuredRow row_from_json(const nlohmann::json& row, const std::string& path, st
     fail(path, fmt::format("{}.placement: expected \"out-of-place\" or \"in-place\", got \"{}\"", where,
                            io::printable(placement)));
   measured.placement = *named;
+  if (row.contains("auto")) {
+    const nlohmann::json& chosen = row.at("auto");
+    measured.auto_algorithm = io::printable(string_member(chosen, "algorithm", path, where + ".auto"));
+    measured.auto_segment_bytes = integer_member(chosen, "segment_bytes", path, where + ".auto", 0, max_bytes);
+  }
   const nlohmann::json& median = member(member(row, "time_us", path, where), "p50", path, where + ".time_us");
   try {
     measured.measured_seconds = io::check_json_number(median, where + ".time_us.p50", microseconds) * 1e-6;
@@ -179,17 +184,18 @@ Comparison compare_reports(const std::vector<MeasuredReport>& reports, const std
   std::set<std::string> left_out;
   for (const MeasuredReport& report : reports) {
     for (const MeasuredRow& row : report.rows) {
-      if (!with_schedule.contains(row.algorithm)) {
-        left_out.insert(row.algorithm);
+      if (!with_schedule.contains(row.ran_algorithm())) {
+        left_out.insert(row.ran_algorithm());
         continue;
       }
-      const auto key = std::make_pair(row.algorithm, report.nranks);
+      const auto key = std::make_pair(row.ran_algorithm(), report.nranks);
       if (!schedules.contains(key))
-        schedules.emplace(key, make_schedule(row.algorithm, Collective::allreduce, report.nranks));
+        schedules.emplace(key, make_schedule(row.ran_algorithm(), Collective::allreduce, report.nranks));
       ComparedRow compared{report.path, report.nranks, row, {}, {}};
       for (const Predictor& predictor : predictors) {
         const double predicted = finite_prediction(
-            predictor.seconds(schedules.at(key), row.count, row.type, row.op, report.segment_bytes, row.placement),
+            predictor.seconds(schedules.at(key), row.count, row.type, row.op,
+                              row.auto_segment_bytes.value_or(report.segment_bytes), row.placement),
             fmt::format("{} ({} model) at {} B, {} of '{}'", row.algorithm, predictor.name, row.size_bytes,
                         name_of(row.placement), io::printable(report.path)));
         compared.predicted_seconds.push_back(predicted);

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <functional>
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,11 @@ struct MeasuredRow {
   double measured_seconds = 0;  // time_us.p50
   DataType type = DataType::float32;  // the row's type, else config.datatype
   ReduceOp op = ReduceOp::sum;        // the row's redop, else config.op (sum when neither says)
+  // A bench --algo auto row: what its tuning table chose (the row's "auto" object).
+  std::optional<std::string> auto_algorithm = std::nullopt;
+  std::optional<std::int64_t> auto_segment_bytes = std::nullopt;
+  // The schedule that ran: the chosen one for an auto row, else `algorithm`.
+  const std::string& ran_algorithm() const { return auto_algorithm ? *auto_algorithm : algorithm; }
 };
 
 struct MeasuredReport {

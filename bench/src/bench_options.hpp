@@ -10,6 +10,7 @@
 #include "bench/src/converge_rule.hpp"
 #include "collectives/datatype.hpp"
 #include "collectives/fault_injection.hpp"
+#include "collectives/selection_table.hpp"
 
 namespace ringlab::bench {
 
@@ -28,7 +29,8 @@ struct BenchOptions {
   DataType type = DataType::float32;           // -d
   ReduceOp op = ReduceOp::sum;                 // -o
   Average average = Average::max;              // -a
-  std::vector<std::string> algorithms;         // --algo
+  std::vector<std::string> algorithms;         // --algo ("auto": chosen per size from `tuning`)
+  std::optional<SelectionTable> tuning;        // --tuning FILE (ringlab tune)
   std::string baseline = "mpi-native";         // the reference in speed-up plots and ratios
   std::size_t segment_bytes = std::size_t{1} << 20;
   bool register_buffers = false;               // -R 1: buffers from the backend (collective_buffer)
@@ -45,6 +47,9 @@ struct BenchOptions {
 // The message sizes of a sweep: min, then *factor (or +step) while <= max, each rounded down to
 // a multiple of the element size. Throws std::invalid_argument on -b > -e, a factor < 2 without
 // -i, more than max_sweep_sizes sizes, and the like, naming the option and how to fix it.
+// The name --algo gives the algorithm a tuning table chooses per size.
+inline constexpr const char* auto_algorithm = "auto";
+
 inline constexpr std::int64_t max_sweep_sizes = 10000;  // -i that would give more is refused
 struct SweepSize {
   std::int64_t bytes = 0;

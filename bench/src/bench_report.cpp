@@ -85,7 +85,8 @@ void print_size_rows(std::FILE* out, const std::vector<report::ResultRow>& rows,
     const report::ResultRow& oop = rows[i];
     const report::ResultRow& inplace = rows[i + 1];
     fmt::print(out, " {:>12} {:>12} {:>9} {:>6} {:>19}   {:>10.2f} {:>8.3f} {:>8.3f} {:>6}   {:>10.2f} {:>8.3f} {:>8.3f} {:>6}{}\n",
-               oop.size_bytes, oop.count, name_of(options.type), name_of(options.op), oop.algorithm, oop.time.avg_us,
+               oop.size_bytes, oop.count, name_of(options.type), name_of(options.op),
+               oop.auto_algorithm ? fmt::format("{}:{}", oop.algorithm, *oop.auto_algorithm) : oop.algorithm, oop.time.avg_us,
                oop.algbw_gbps, oop.busbw_gbps, wrong_text(oop.wrong), inplace.time.avg_us, inplace.algbw_gbps,
                inplace.busbw_gbps, wrong_text(inplace.wrong),
                options.show_ci ? interval_columns(oop) + interval_columns(inplace) : "");
@@ -146,12 +147,13 @@ nlohmann::json make_report(const RunDescription& run, const BenchOptions& option
     if (const auto& skew = rows[i].rank_skew_us)
       results[i]["rank_skew_us"] = {{"min", skew->min_us}, {"p50", skew->p50_us}, {"max", skew->max_us}};
   }
-  for (std::size_t i = 0; i < rows.size(); ++i)
-    if (rows[i].wall_avg_us) results[i]["wall_avg_us"] = *rows[i].wall_avg_us;
   for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (rows[i].wall_avg_us) results[i]["wall_avg_us"] = *rows[i].wall_avg_us;
     if (rows[i].total_link_bytes) results[i]["total_link_bytes"] = *rows[i].total_link_bytes;
     if (rows[i].busiest_link_bytes) results[i]["busiest_link_bytes"] = *rows[i].busiest_link_bytes;
     if (rows[i].lower_bound_us) results[i]["lower_bound_us"] = *rows[i].lower_bound_us;
+    if (rows[i].auto_algorithm)
+      results[i]["auto"] = {{"algorithm", *rows[i].auto_algorithm}, {"segment_bytes", rows[i].auto_segment_bytes}};
   }
   nlohmann::json document = {{"schema", bench_schema},
           {"complete", complete},

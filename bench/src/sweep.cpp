@@ -1,6 +1,7 @@
 #include "bench/src/sweep.hpp"
 
 #include <algorithm>
+#include <map>
 #include <chrono>
 #include <cmath>
 #include <numeric>
@@ -213,9 +214,20 @@ std::vector<report::ResultRow> run_sweep(Communicator& comm, const BenchOptions&
   timed.check_consistency = false;
   auto deadline = [&] { return Clock::now() + execute.timeout; };
 
-  std::vector<PreparedCollective> prepared;
-  for (const std::string& name : options.algorithms)
-    prepared.emplace_back(name, Collective::allreduce, options.algorithm_options, comm.size(), comm.rank());
+  // "auto" needs a table with a rule for this job's rank count, checked before anything runs.
+  if (std::find(options.algorithms.begin(), options.algorithms.end(), auto_algorithm) != options.algorithms.end()) {
+    if (!options.tuning) throw std::invalid_argument("--algo auto needs a tuning table: give --tuning FILE (ringlab tune)");
+    select_rule(*options.tuning, Collective::allreduce, comm.size(), 0);
+  }
+  // Each algorithm named, and for "auto" each one its tuning table can choose, prepared once.
+  std::map<std::string, PreparedCollective> prepared;
+  const auto prepare = [&](const std::string& name) -> PreparedCollective& {
+    auto found = prepared.find(name);
+    if (found == prepared.end())
+      found = prepared.try_emplace(name, name, Collective::allreduce, options.algorithm_options, comm.size(), comm.rank())
+                  .first;
+    return found->second;
+  };
   PreparedCollective combine("ring", Collective::allreduce, {}, comm.size(), comm.rank());
   const double clock_offset = estimate_clock_offset(comm, deadline());
 
@@ -227,27 +239,38 @@ std::vector<report::ResultRow> run_sweep(Communicator& comm, const BenchOptions&
     if (options.check)
       fill_expected_allreduce(buffers.expected.data(), size.count, options.type, options.op, comm.size());
     std::vector<report::ResultRow> size_rows;
-    for (PreparedCollective& collective : prepared) {
-      if (on_progress) on_progress({index, sizes.size(), size.bytes, collective.algorithm()});
+    for (const std::string& name : options.algorithms) {
+      const SelectionRule* choice =
+          name == auto_algorithm ? &select_rule(*options.tuning, Collective::allreduce, comm.size(), size.bytes) : nullptr;
+      PreparedCollective& collective = prepare(choice ? choice->algorithm : name);
+      if (on_progress) on_progress({index, sizes.size(), size.bytes, name});
+      // The chosen segment size for "auto", the sweep's otherwise.
+      ExecuteOptions call = execute;
+      ExecuteOptions timed_call = timed;
+      if (choice) call.segment_bytes = timed_call.segment_bytes = static_cast<std::size_t>(choice->segment_bytes);
       for (bool in_place : {false, true}) {
         std::byte* result = in_place ? input : output;
         auto run = [&](const ExecuteOptions& run_options) {
           collective.run(comm, input, result, size.count, options.type, options.op, run_options);
         };
         load_input(comm, buffers, options, size);
-        for (int i = 0; i < options.warmup_iterations; ++i) run(i == 0 ? execute : timed);
+        for (int i = 0; i < options.warmup_iterations; ++i) run(i == 0 ? call : timed_call);
         data_work(comm).synchronize();
         try {
           comm.barrier(deadline());
         } catch (const TimeoutError& error) {
           throw TimeoutError(fmt::format("{} [bench: the barrier before timing {} at {} B {}, after --timeout {} s]",
-                                         error.what(), collective.algorithm(), size.bytes,
+                                         error.what(), name, size.bytes,
                                          name_of(placement_of(in_place)), options.timeout_seconds));
         }
-        RowSamples samples = measure_row(comm, combine, [&] { run(timed); }, options,
-                                         iterations_for(options, size.bytes), clock_offset, timed);
+        RowSamples samples = measure_row(comm, combine, [&] { run(timed_call); }, options,
+                                         iterations_for(options, size.bytes), clock_offset, timed_call);
         report::ResultRow row;
-        row.algorithm = collective.algorithm();
+        row.algorithm = name;
+        if (choice) {
+          row.auto_algorithm = choice->algorithm;
+          row.auto_segment_bytes = choice->segment_bytes;
+        }
         row.size_bytes = size.bytes;
         row.count = size.count;
         row.in_place = in_place;
@@ -258,10 +281,10 @@ std::vector<report::ResultRow> run_sweep(Communicator& comm, const BenchOptions&
         if (samples.device_timed) row.wall_avg_us = samples.wall_loop_seconds / row.iterations * 1e6;
         row.algbw_gbps = report::algbw_gbps(size.bytes, row.time.avg_us * 1e-6);
         row.busbw_gbps = report::busbw_gbps(row.algbw_gbps, comm.size());
-        if (trace_one_call) trace_one_call(collective.algorithm(), size, in_place, run, timed);
+        if (trace_one_call) trace_one_call(name, size, in_place, run, timed_call);
         if (options.check) {
           load_input(comm, buffers, options, size);
-          run(timed);
+          run(timed_call);
           std::int64_t wrong = wrong_elements(comm, buffers, options, size, result);
           combine.run(comm, &wrong, &wrong, 1, DataType::int64, ReduceOp::sum, timed);
           row.wrong = wrong;

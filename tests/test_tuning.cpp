@@ -1,0 +1,162 @@
+// `ringlab tune`'s selection table (collectives/selection_table.hpp) and search
+// (simulator/tuning.hpp): lookups by range, merging, the JSON shape and its refusals, and that
+// the search keeps the fastest candidate the model prices.
+#include <gtest/gtest.h>
+
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+
+#include "collectives/selection_table.hpp"
+#include "simulator/predictor.hpp"
+#include "simulator/tuning.hpp"
+#include "topology/presets.hpp"
+
+namespace ringlab {
+namespace {
+
+SelectionRule tuning_rule(int nranks, std::int64_t min_bytes, const std::string& algorithm, double margin = 0.5) {
+  SelectionRule rule;
+  rule.nranks = nranks;
+  rule.min_bytes = min_bytes;
+  rule.algorithm = algorithm;
+  rule.segment_bytes = 1 << 20;
+  rule.margin = margin;
+  return rule;
+}
+
+SelectionTable two_range_table() {
+  SelectionTable table;
+  table.rules = {tuning_rule(4, 8, "recursive_doubling"), tuning_rule(4, 65536, "ring"), tuning_rule(8, 8, "swing")};
+  return table;
+}
+
+std::string thrown_message(const std::function<void()>& call) {
+  try {
+    call();
+  } catch (const std::invalid_argument& error) {
+    return error.what();
+  }
+  return "nothing thrown";
+}
+
+TEST(Tuning, RuleRangesRunToTheNextRule) {
+  const SelectionTable table = two_range_table();
+  EXPECT_EQ(select_rule(table, Collective::allreduce, 4, 1).algorithm, "recursive_doubling");  // below the first
+  EXPECT_EQ(select_rule(table, Collective::allreduce, 4, 65535).algorithm, "recursive_doubling");
+  EXPECT_EQ(select_rule(table, Collective::allreduce, 4, 65536).algorithm, "ring");
+  EXPECT_EQ(select_rule(table, Collective::allreduce, 4, std::int64_t{1} << 40).algorithm, "ring");  // above the last
+  EXPECT_EQ(select_rule(table, Collective::allreduce, 8, 65536).algorithm, "swing");
+}
+
+TEST(Tuning, AMissingRankCountNamesTheOnesThere) {
+  const std::string message = thrown_message([] { select_rule(two_range_table(), Collective::allreduce, 6, 8); });
+  EXPECT_NE(message.find("no allreduce rule for 6 ranks (it has 4, 8)"), std::string::npos) << message;
+  EXPECT_NE(message.find("ringlab tune --ranks 6"), std::string::npos) << message;
+}
+
+TEST(Tuning, MergeJoinsAdjacentEqualChoicesAndKeepsTheLeastMargin) {
+  const std::vector<SelectionRule> merged =
+      merge_rules({tuning_rule(2, 64, "ring", 0.3), tuning_rule(2, 8, "ring", 0.1), tuning_rule(2, 128, "swing"),
+                   tuning_rule(2, 256, "ring", 0.05), tuning_rule(4, 8, "ring")});
+  ASSERT_EQ(merged.size(), 4u);
+  EXPECT_EQ(merged[0].min_bytes, 8);
+  EXPECT_DOUBLE_EQ(merged[0].margin, 0.1);
+  EXPECT_EQ(merged[1].algorithm, "swing");
+  EXPECT_EQ(merged[2].min_bytes, 256);
+  EXPECT_EQ(merged[3].nranks, 4);  // another rank count is never merged into the one before
+}
+
+TEST(Tuning, JsonRoundTrip) {
+  SelectionTable table = two_range_table();
+  table.source = {{"topology", "switch:8"}};
+  const SelectionTable back = selection_table_from_json(to_json(table), "t");
+  ASSERT_EQ(back.rules.size(), 3u);
+  EXPECT_EQ(back.rules[1].algorithm, "ring");
+  EXPECT_EQ(back.rules[1].min_bytes, 65536);
+  EXPECT_EQ(back.rules[1].segment_bytes, 1 << 20);
+  EXPECT_EQ(back.source.at("topology"), "switch:8");
+  EXPECT_EQ(describe(back), describe(table));
+}
+
+TEST(Tuning, BadTablesAreRefusedNamingThePath) {
+  const nlohmann::json good = to_json(two_range_table());
+  auto message_for = [&](const std::function<void(nlohmann::json&)>& edit) {
+    nlohmann::json document = good;
+    edit(document);
+    return thrown_message([&] { selection_table_from_json(document, "t.json"); });
+  };
+  EXPECT_NE(message_for([](nlohmann::json& d) { d["schema"] = "ringlab.bench/1"; }).find("t.json.schema"),
+            std::string::npos);
+  EXPECT_NE(message_for([](nlohmann::json& d) { d["rules"][0]["algorithm"] = "bogus"; }).find("t.json.rules[0].algorithm"),
+            std::string::npos);
+  EXPECT_NE(message_for([](nlohmann::json& d) { d["rules"][1]["min_bytes"] = -1; }).find("t.json.rules[1].min_bytes"),
+            std::string::npos);
+  EXPECT_NE(message_for([](nlohmann::json& d) { std::swap(d["rules"][0], d["rules"][1]); }).find("sorted"),
+            std::string::npos);
+  EXPECT_NE(message_for([](nlohmann::json& d) { d["rules"] = nlohmann::json::array(); }).find("non-empty"),
+            std::string::npos);
+  EXPECT_NE(message_for([](nlohmann::json& d) { d["rules"][2]["nranks"] = 0; }).find("t.json.rules[2].nranks"),
+            std::string::npos);
+}
+
+// Every rule's choice is the fastest candidate the model prices at its first size, its runner-up
+// the fastest other algorithm, and its margin the runner-up's time over the chosen one's.
+TEST(Tuning, TheSearchKeepsTheFastestCandidate) {
+  const Topology topology = make_preset_topology("switch:8");
+  simulator::TuneRequest request;
+  request.model = "closed-form";
+  request.gamma_seconds_per_byte = 1e-10;
+  request.rank_counts = {4, 8};
+  request.sizes = {8, 1024, 65536, 1 << 20, 16 << 20};
+  request.algorithms = {"ring", "recursive_doubling", "halving_doubling", "interval_paired"};
+  request.segment_candidates = {1 << 20};
+  std::size_t calls = 0;
+  const SelectionTable table =
+      simulator::tune_allreduce(topology, request, [&](std::size_t done, std::size_t total) {
+        ++calls;
+        EXPECT_EQ(done, calls);
+        EXPECT_EQ(total, 10u);
+      });
+  EXPECT_EQ(calls, 10u);
+  const simulator::Predictor model = simulator::make_model("closed-form", topology, request.gamma_seconds_per_byte);
+  for (const int nranks : request.rank_counts) {
+    for (const std::int64_t bytes : request.sizes) {
+      std::vector<std::pair<double, std::string>> times;
+      for (const std::string& name : request.algorithms) {
+        const Schedule schedule = make_schedule(name, Collective::allreduce, nranks);
+        double both = 0;
+        for (const Placement placement : {Placement::out_of_place, Placement::in_place})
+          both += model.seconds(schedule, bytes / 4, DataType::float32, ReduceOp::sum, 0, placement);
+        times.emplace_back(both, name);
+      }
+      std::sort(times.begin(), times.end());
+      const SelectionRule& rule = select_rule(table, Collective::allreduce, nranks, bytes);
+      EXPECT_EQ(rule.algorithm, times[0].second) << nranks << " ranks, " << bytes << " B";
+      if (rule.min_bytes == bytes) {  // the first size of its range: prediction and runner-up from this size
+        EXPECT_DOUBLE_EQ(rule.predicted_seconds * 2, times[0].first) << nranks << " ranks, " << bytes << " B";
+        EXPECT_EQ(rule.runner_up, times[1].second);
+      }
+      EXPECT_LE(rule.margin, times[1].first / times[0].first - 1 + 1e-12);
+    }
+  }
+  // Latency wins small, bandwidth large: the choice changes over these sizes.
+  EXPECT_NE(select_rule(table, Collective::allreduce, 8, 8).algorithm,
+            select_rule(table, Collective::allreduce, 8, 16 << 20).algorithm);
+}
+
+TEST(Tuning, TheSearchRefusesRankCountsTheTopologyCannotHold) {
+  const Topology topology = make_preset_topology("switch:4");
+  simulator::TuneRequest request;
+  request.model = "closed-form";
+  request.rank_counts = {8};
+  request.sizes = {8};
+  request.algorithms = {"ring"};
+  request.segment_candidates = {0};
+  const std::string message = thrown_message([&] { simulator::tune_allreduce(topology, request); });
+  EXPECT_NE(message.find("8 ranks do not fit topology"), std::string::npos) << message;
+}
+
+}  // namespace
+}  // namespace ringlab
