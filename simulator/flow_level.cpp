@@ -745,6 +745,20 @@ class Simulation {
 
 }  // namespace
 
+// What rank_orbits reads of a schedule and count (the topology is the model's), and its answer.
+struct OrbitsMemo {  // of a circulant schedule
+  int nranks = 0;
+  std::int64_t nchunks = 0;
+  bool whole_chunks = false;  // count a multiple of nchunks
+  std::vector<Step> steps;    // the circulant template's
+  std::optional<RankOrbits> orbits;
+
+  bool holds_for(const Schedule& schedule, std::int64_t count) const {
+    return schedule.circulant && schedule.nranks == nranks && schedule.nchunks == nchunks &&
+           (count % schedule.nchunks == 0) == whole_chunks && schedule.programs.front().steps == steps;
+  }
+};
+
 FlowLevelModel::FlowLevelModel(const Topology& topology, double gamma_seconds_per_byte, FlowLevelOptions options)
     : topology_(topology),
       gamma_seconds_per_byte_(gamma_seconds_per_byte),
@@ -780,9 +794,23 @@ std::optional<RankOrbits> usable_orbits(const FlowLevelOptions& options, const T
 }
 }  // namespace
 
+const RankOrbits* FlowLevelModel::orbits_for(const Schedule& schedule, std::int64_t count) {
+  if (!schedule.circulant || schedule.nchunks < 1) return nullptr;  // rank_orbits refuses these at once
+  auto memo = std::find_if(orbits_memos_.begin(), orbits_memos_.end(),
+                           [&](const OrbitsMemo& kept) { return kept.holds_for(schedule, count); });
+  if (memo == orbits_memos_.end()) {
+    if (orbits_memos_.size() >= 64) orbits_memos_.clear();
+    orbits_memos_.push_back({schedule.nranks, schedule.nchunks, count % schedule.nchunks == 0,
+                             schedule.programs.front().steps,
+                             usable_orbits(options_, topology_, *routes_, schedule, count)});
+    memo = orbits_memos_.end() - 1;
+  }
+  return memo->orbits ? &*memo->orbits : nullptr;
+}
+
 int FlowLevelModel::ranks_per_simulated_rank(const Schedule& schedule, std::int64_t count) {
-  const std::optional<RankOrbits> orbits = usable_orbits(options_, topology_, *routes_, schedule, count);
-  return orbits ? orbits->size : 1;
+  const RankOrbits* orbits = orbits_for(schedule, count);
+  return orbits != nullptr ? orbits->size : 1;
 }
 
 FlowPrediction FlowLevelModel::predict(const Schedule& schedule, std::int64_t count, DataType type,
@@ -791,9 +819,8 @@ FlowPrediction FlowLevelModel::predict(const Schedule& schedule, std::int64_t co
   if (!topology_.footprint_curves().empty())
     return at_footprint(job_footprint_bytes(schedule, count, type, placement)).predict(schedule, count, type, placement);
   routes_->release_cache();
-  const std::optional<RankOrbits> orbits = usable_orbits(options_, topology_, *routes_, schedule, count);
   return Simulation(*routes_, gamma_seconds_per_byte_, options_, schedule, count, type, placement,
-                    orbits ? &*orbits : nullptr)
+                    orbits_for(schedule, count))
       .run();
 }
 
