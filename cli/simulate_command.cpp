@@ -169,7 +169,7 @@ std::string busiest_note(const std::string& algorithm, std::int64_t bytes, const
 // algorithm and placement) exceed simulator::max_simulated_flows, before the first prediction.
 void check_flow_work(const std::vector<Schedule>& schedules, const std::vector<std::string>& names,
                      const std::vector<bench::SweepSize>& sizes, const bench::BenchOptions& options,
-                     int placements, simulator::FlowLevelModel& model) {
+                     int placements, const simulator::Predictor& model) {
   double total = 0;
   double heaviest = 0;
   std::string heaviest_name;
@@ -217,13 +217,9 @@ int run_simulate(const SimulateArguments& arguments, TimeLimit& time_limit) {
   std::vector<Schedule> schedules;
   for (const std::string& name : options.algorithms)
     schedules.push_back(make_schedule(name, Collective::allreduce, nranks, options.algorithm_options));
-  if (model.flows) {
-    simulator::FlowLevelOptions flow_options;  // as make_model's: which ranks it simulates
-    flow_options.record_trace = !arguments.trace.empty();
-    simulator::FlowLevelModel flow_model(priced.topology, gamma, flow_options);
+  if (model.flows)  // the model's own orbits: its predictions reuse them
     check_flow_work(schedules, options.algorithms, sizes, options,
-                    topology.footprint_curves().empty() && !topology.copy_cost_ratio() ? 1 : 2, flow_model);
-  }
+                    topology.footprint_curves().empty() && !topology.copy_cost_ratio() ? 1 : 2, model);
   // Each schedule is priced at every size: prepared once where the model can (the closed form
   // packs explicit ones).
   std::vector<simulator::ScheduleSeconds> prepared;

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <utility>
 
@@ -129,6 +130,7 @@ class Simulation {
         ranks_(static_cast<std::size_t>(orbits != nullptr ? orbits->stride : schedule.nranks)),
         waiting_(ranks_.size()),
         resource_flows_(static_cast<std::size_t>(routes.num_resources())),
+        resource_crossings_(static_cast<std::size_t>(routes.num_resources())),
         resource_seen_(static_cast<std::size_t>(routes.num_resources()), 0),
         resource_local_(static_cast<std::size_t>(routes.num_resources()), -1),
         busy_since_(static_cast<std::size_t>(routes.num_resources()), 0.0),
@@ -432,6 +434,7 @@ class Simulation {
     } else {
       index = static_cast<int>(flows_.size());
       flows_.emplace_back();
+      flow_positions_.emplace_back();
     }
     Flow& flow = flows_[static_cast<std::size_t>(index)];
     const std::uint32_t version = flow.version + 1;
@@ -452,11 +455,17 @@ class Simulation {
     ++transfers_;
     count_flow(source, 1, now);
     count_flow(destination, 1, now);
-    for (const std::int32_t crossed : routes_.resources(flow.route)) {
+    const std::span<const std::int32_t> route = routes_.resources(flow.route);
+    std::vector<std::int32_t>& positions = flow_positions_[static_cast<std::size_t>(index)];
+    positions.resize(route.size());
+    for (std::size_t crossing = 0; crossing < route.size(); ++crossing) {
+      const std::int32_t crossed = route[crossing];
       const std::int32_t resource = resource_class(crossed);
       auto& on_resource = resource_flows_[static_cast<std::size_t>(resource)];
       if (on_resource.empty()) busy_since_[static_cast<std::size_t>(resource)] = now;
+      positions[crossing] = static_cast<std::int32_t>(on_resource.size());
       on_resource.push_back(index);
+      resource_crossings_[static_cast<std::size_t>(resource)].push_back(static_cast<std::int32_t>(crossing));
       loads_[static_cast<std::size_t>(resource)] += orbits_ != nullptr ? flow.bytes * crossing_weight(crossed) : flow.bytes;
       dirty_.push_back(resource);
     }
@@ -466,14 +475,29 @@ class Simulation {
     }
   }
 
+  // Takes the entry at `position` off a resource's flows in O(1), as swap-and-pop: the last entry
+  // moves there and its flow's position is updated (std::find here was 64 % of halving_doubling
+  // on ring:4096, whose links carry a thousand flows each).
+  void remove_crossing(std::int32_t resource, std::int32_t position) {
+    auto& on_resource = resource_flows_[static_cast<std::size_t>(resource)];
+    auto& crossings = resource_crossings_[static_cast<std::size_t>(resource)];
+    const auto at = static_cast<std::size_t>(position);
+    on_resource[at] = on_resource.back();
+    crossings[at] = crossings.back();
+    on_resource.pop_back();
+    crossings.pop_back();
+    if (at < on_resource.size())
+      flow_positions_[static_cast<std::size_t>(on_resource[at])][static_cast<std::size_t>(crossings[at])] = position;
+  }
+
   void end_flow(int index, double now) {
     const Flow& flow = flows_[static_cast<std::size_t>(index)];
-    for (const std::int32_t crossed : routes_.resources(flow.route)) {
-      const std::int32_t resource = resource_class(crossed);
+    const std::span<const std::int32_t> route = routes_.resources(flow.route);
+    const std::vector<std::int32_t>& positions = flow_positions_[static_cast<std::size_t>(index)];
+    for (std::size_t crossing = 0; crossing < route.size(); ++crossing) {
+      const std::int32_t resource = resource_class(route[crossing]);
+      remove_crossing(resource, positions[crossing]);
       auto& on_resource = resource_flows_[static_cast<std::size_t>(resource)];
-      const auto found = std::find(on_resource.begin(), on_resource.end(), index);
-      *found = on_resource.back();
-      on_resource.pop_back();
       if (on_resource.empty()) busy_[static_cast<std::size_t>(resource)] += now - busy_since_[static_cast<std::size_t>(resource)];
       dirty_.push_back(resource);
     }
@@ -705,6 +729,8 @@ class Simulation {
   std::vector<int> send_offsets_;                 // a circulant template's send peers
   std::vector<int> free_flows_;
   std::vector<std::vector<int>> resource_flows_;  // the flows on each resource now
+  std::vector<std::vector<std::int32_t>> resource_crossings_;  // per entry of resource_flows_: which crossing of its flow's route
+  std::vector<std::vector<std::int32_t>> flow_positions_;      // by flow, per crossing: its entry in the resource's flows
   EventCalendar<Event> events_;
 
   std::vector<std::int32_t> dirty_;
@@ -732,6 +758,20 @@ class Simulation {
 };
 
 }  // namespace
+
+// What rank_orbits reads of a schedule and count (the topology is the model's), and its answer.
+struct OrbitsMemo {  // of a circulant schedule
+  int nranks = 0;
+  std::int64_t nchunks = 0;
+  bool whole_chunks = false;  // count a multiple of nchunks
+  std::vector<Step> steps;    // the circulant template's
+  std::optional<RankOrbits> orbits;
+
+  bool holds_for(const Schedule& schedule, std::int64_t count) const {
+    return schedule.circulant && schedule.nranks == nranks && schedule.nchunks == nchunks &&
+           (count % schedule.nchunks == 0) == whole_chunks && schedule.programs.front().steps == steps;
+  }
+};
 
 FlowLevelModel::FlowLevelModel(const Topology& topology, double gamma_seconds_per_byte, FlowLevelOptions options)
     : topology_(topology),
@@ -768,9 +808,23 @@ std::optional<RankOrbits> usable_orbits(const FlowLevelOptions& options, const T
 }
 }  // namespace
 
+const RankOrbits* FlowLevelModel::orbits_for(const Schedule& schedule, std::int64_t count) {
+  if (!schedule.circulant || schedule.nchunks < 1) return nullptr;  // rank_orbits refuses these at once
+  auto memo = std::find_if(orbits_memos_.begin(), orbits_memos_.end(),
+                           [&](const OrbitsMemo& kept) { return kept.holds_for(schedule, count); });
+  if (memo == orbits_memos_.end()) {
+    if (orbits_memos_.size() >= 64) orbits_memos_.clear();
+    orbits_memos_.push_back({schedule.nranks, schedule.nchunks, count % schedule.nchunks == 0,
+                             schedule.programs.front().steps,
+                             usable_orbits(options_, topology_, *routes_, schedule, count)});
+    memo = orbits_memos_.end() - 1;
+  }
+  return memo->orbits ? &*memo->orbits : nullptr;
+}
+
 int FlowLevelModel::ranks_per_simulated_rank(const Schedule& schedule, std::int64_t count) {
-  const std::optional<RankOrbits> orbits = usable_orbits(options_, topology_, *routes_, schedule, count);
-  return orbits ? orbits->size : 1;
+  const RankOrbits* orbits = orbits_for(schedule, count);
+  return orbits != nullptr ? orbits->size : 1;
 }
 
 FlowPrediction FlowLevelModel::predict(const Schedule& schedule, std::int64_t count, DataType type,
@@ -779,9 +833,8 @@ FlowPrediction FlowLevelModel::predict(const Schedule& schedule, std::int64_t co
   if (!topology_.footprint_curves().empty())
     return at_footprint(job_footprint_bytes(schedule, count, type, placement)).predict(schedule, count, type, placement);
   routes_->release_cache();
-  const std::optional<RankOrbits> orbits = usable_orbits(options_, topology_, *routes_, schedule, count);
   return Simulation(*routes_, gamma_seconds_per_byte_, options_, schedule, count, type, placement,
-                    orbits ? &*orbits : nullptr)
+                    orbits_for(schedule, count))
       .run();
 }
 

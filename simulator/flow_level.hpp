@@ -41,6 +41,8 @@
 namespace ringlab::simulator {
 
 class FlowRoutes;
+struct OrbitsMemo;
+struct RankOrbits;
 
 struct FlowLevelOptions {
   // Pieces of at most this many bytes (0: each element range of an op whole), as
@@ -115,6 +117,7 @@ class FlowLevelModel {
 
   // How many ranks each rank predict simulates stands for: the orbit size where the rank orbits
   // of flow_orbits.hpp apply (ring on ring:N: N), else 1. What a caller divides its flow count by.
+  // The orbits are kept for a predict of the same schedule (computed once for both).
   int ranks_per_simulated_rank(const Schedule& schedule, std::int64_t count);
 
   double gamma_seconds_per_byte() const { return gamma_seconds_per_byte_; }
@@ -123,6 +126,9 @@ class FlowLevelModel {
  private:
   // The model of the topology at one footprint, kept for the next call at the same footprint.
   FlowLevelModel& at_footprint(double footprint_bytes);
+  // The rank orbits predict may simulate by (null: every rank), from a memo when the schedule's
+  // template, ranks, chunks and count's divisibility are those of an earlier call's.
+  const RankOrbits* orbits_for(const Schedule& schedule, std::int64_t count);
 
   const Topology& topology_;
   double gamma_seconds_per_byte_;
@@ -131,6 +137,7 @@ class FlowLevelModel {
   double cached_footprint_bytes_ = -1;
   std::unique_ptr<Topology> footprint_topology_;
   std::unique_ptr<FlowLevelModel> footprint_model_;
+  std::vector<OrbitsMemo> orbits_memos_;  // one per circulant schedule asked about, up to 64
 };
 
 }  // namespace ringlab::simulator

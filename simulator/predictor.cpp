@@ -46,6 +46,9 @@ Predictor make_model(std::string_view name, const Topology& topology, double gam
             {},
             [flow_level](const Schedule& schedule, std::int64_t count, DataType type, Placement placement) {
               return flow_level->predict(schedule, count, type, placement);
+            },
+            [flow_level](const Schedule& schedule, std::int64_t count) {
+              return flow_level->ranks_per_simulated_rank(schedule, count);
             }};
   }
   auto closed_form = std::make_shared<ClosedFormModel>(topology, gamma_seconds_per_byte);

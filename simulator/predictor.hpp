@@ -35,6 +35,9 @@ struct Predictor {
   // - flows: a flow-level simulation of one call, with the load each link carried and, where
   //   make_model was asked to record it, its timeline (simulate's busiest link and --trace).
   std::function<FlowPrediction(const Schedule&, std::int64_t count, DataType type, Placement placement)> flows = {};
+  // - ranks_per_simulated_rank: with flows, how many ranks one simulated rank stands for
+  //   (FlowLevelModel::ranks_per_simulated_rank, whose rank orbits flows then reuses).
+  std::function<int(const Schedule&, std::int64_t count)> ranks_per_simulated_rank = {};
 };
 
 struct ModelInfo {

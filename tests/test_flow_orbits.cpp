@@ -147,5 +147,25 @@ TEST(SimulatorRankOrbitsConditions, NeedACirculantScheduleWhoseRangesDoNotWrap) 
   EXPECT_EQ(tracing.ranks_per_simulated_rank(make_schedule("ring", Collective::allreduce, 64), count), 1);
 }
 
+// One model keeps each schedule's orbits for its predictions: asked in any order, the answer
+// follows the schedule's template and the count, and a prediction after it equals a fresh model's.
+TEST(SimulatorRankOrbitsConditions, KeptOrbitsFollowTheScheduleAndCount) {
+  const Topology topology = make_preset_topology("ring:64");
+  FlowLevelModel model(topology);
+  const std::int64_t even = 64 * 1024;
+  const Schedule ring = make_schedule("ring", Collective::allreduce, 64);
+  const Schedule interval_paired = make_schedule("interval_paired", Collective::allreduce, 64);
+  EXPECT_EQ(model.ranks_per_simulated_rank(ring, even), 64);
+  EXPECT_EQ(model.ranks_per_simulated_rank(ring, even + 3), 1);  // unequal chunks
+  EXPECT_EQ(model.ranks_per_simulated_rank(interval_paired, even), 1);
+  EXPECT_EQ(model.ranks_per_simulated_rank(ring, even), 64);
+  for (const Schedule* schedule : {&interval_paired, &ring}) {
+    const FlowPrediction kept = model.predict(*schedule, even, DataType::float32);
+    const FlowPrediction fresh = FlowLevelModel(topology).predict(*schedule, even, DataType::float32);
+    EXPECT_EQ(kept.prediction.seconds, fresh.prediction.seconds) << schedule->algorithm;
+    EXPECT_EQ(kept.transfers, fresh.transfers) << schedule->algorithm;
+  }
+}
+
 }  // namespace
 }  // namespace ringlab
