@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "collectives/backend_registry.hpp"
+#include "cli/algorithm_options.hpp"
 #include "cli/cli_util.hpp"
 #include "cli/commands.hpp"
 #include "collectives/execute.hpp"
@@ -159,8 +160,7 @@ CommandRunner add_allreduce_command(CLI::App& app) {
                       "and step, send/receive/reduce spans")
       ->check(output_path());
   command->add_flag("--force", arguments->force, "Replace an existing --trace file");
-  command->add_option("--root", arguments->options.root, "parameter_server root")->capture_default_str();
-  command->add_option("--shards", arguments->options.shards, "parameter_server shards")->capture_default_str();
+  add_algorithm_options(*command, arguments->options);
   return [arguments] {
     if (arguments->iterations < 0) throw std::invalid_argument("--iters must not be negative");
     if (arguments->check != "0" && arguments->check != "1")

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "collectives/algorithms/algorithm.hpp"
+#include "cli/algorithm_options.hpp"
 #include "cli/commands.hpp"
 #include "collectives/schedule_io.hpp"
 
@@ -29,9 +30,7 @@ CommandRunner add_schedule_command(CLI::App& app) {
   command->add_option("--ranks", arguments->ranks, "Number of ranks N (>= 1)")->required();
   command->add_option("--collective", arguments->collective, "allreduce | reduce_scatter | allgather | broadcast")
       ->capture_default_str();
-  command->add_option("--root", arguments->options.root, "Root rank (parameter server, broadcast)")->capture_default_str();
-  command->add_option("--shards", arguments->options.shards, "parameter_server shards k (k = N: direct RS + AG)")
-      ->capture_default_str();
+  add_algorithm_options(*command, arguments->options);
   command->add_flag("--json", arguments->json, "Write the ringlab.schedule/1 JSON document instead of a listing");
   return [arguments] {
     const Schedule schedule = make_schedule(arguments->algorithm, parse_collective(arguments->collective),

@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "cli/algorithm_options.hpp"
 #include "cli/checked_option.hpp"
 #include "collectives/algorithms/algorithm.hpp"
 #include "cli/cli_util.hpp"
@@ -215,8 +216,17 @@ int run_simulate(const SimulateArguments& arguments, TimeLimit& time_limit) {
       simulator::make_model(model_info.name, priced.topology, gamma, static_cast<std::int64_t>(options.segment_bytes),
                             !arguments.trace.empty());
   std::vector<Schedule> schedules;
-  for (const std::string& name : options.algorithms)
-    schedules.push_back(make_schedule(name, Collective::allreduce, nranks, options.algorithm_options));
+  const AlgorithmOptions algorithm_options = with_topology_groups(options.algorithm_options, topology);
+  for (const std::string& name : options.algorithms) {
+    schedules.push_back(make_schedule(name, Collective::allreduce, nranks, algorithm_options));
+    if (name == "hierarchical")
+      notes.push_back(fmt::format("hierarchical: groups of {} ranks ({}), {} across them",
+                                  hierarchical_group_size(nranks, algorithm_options.group_size),
+                                  options.algorithm_options.group_size > 0 ? "--group-size"
+                                  : algorithm_options.group_size > 0      ? "the topology's ranks per node"
+                                                                          : "no --group-size, none from the topology",
+                                  algorithm_options.inner));
+  }
   if (model.flows)  // the model's own orbits: its predictions reuse them
     check_flow_work(schedules, options.algorithms, sizes, options,
                     topology.footprint_curves().empty() && !topology.copy_cost_ratio() ? 1 : 2, model);

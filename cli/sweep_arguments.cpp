@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 
+#include "cli/algorithm_options.hpp"
 #include "cli/cli_util.hpp"
 #include "collectives/datatype.hpp"
 
@@ -17,8 +18,7 @@ void add_sweep_options(CLI::App& command, SweepArguments& arguments) {
   command.add_option("-d,--datatype", arguments.type, "float32|float64|float16|bfloat16|int32|int64 (bench: or all, each in turn)")
       ->capture_default_str();
   command.add_option("--algo", arguments.algorithms, "Comma-separated implementations, or all")->capture_default_str();
-  command.add_option("--root", arguments.algorithm_options.root, "parameter_server root")->capture_default_str();
-  command.add_option("--shards", arguments.algorithm_options.shards, "parameter_server shards")->capture_default_str();
+  add_algorithm_options(command, arguments.algorithm_options);
   command.add_option("--json", arguments.json, "Write a ringlab.bench/1 report to this file (- = standard output)")
       ->check(output_path());
   command.add_flag("--force", arguments.force, "Overwrite existing output files (--json; bench: -J, --csv too)");

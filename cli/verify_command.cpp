@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "collectives/algorithms/algorithm.hpp"
+#include "cli/algorithm_options.hpp"
 #include "cli/cli_util.hpp"
 #include "cli/commands.hpp"
 #include "collectives/schedule_equivalence.hpp"
@@ -119,8 +120,7 @@ CommandRunner add_verify_command(CLI::App& app) {
       ->capture_default_str();
   command->add_option("--collective", arguments->collectives, "Comma-separated collectives, or all")
       ->capture_default_str();
-  command->add_option("--root", arguments->options.root, "Root rank (parameter server, broadcast)")->capture_default_str();
-  command->add_option("--shards", arguments->options.shards, "parameter_server shards")->capture_default_str();
+  add_algorithm_options(*command, arguments->options);
   command->add_option("--schedule", arguments->schedule_file, "Verify a ringlab.schedule/1 JSON file instead");
   command->add_option("--equivalent", arguments->equivalent,
                       "Decide whether two schedules (algorithm names, or ringlab.schedule/1 .json files) are the "

@@ -57,6 +57,7 @@ STYLE = {
     "bine": ("tab:olive", "X"),
     "bruck": ("tab:cyan", "*"),
     "double_binary_tree": ("darkgreen", "h"),
+    "hierarchical": ("maroon", "8"),
     "mpi-native": ("tab:orange", "P"),
 }
 

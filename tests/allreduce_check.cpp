@@ -38,6 +38,8 @@ std::vector<Implementation> every_implementation(int nranks, bool with_native) {
       {"bine", {}, "bine", "swing"},
       {"bruck", {}, "bruck", "interval_paired"},
       {"double_binary_tree", {}, "double_binary_tree", ""},
+      // Groups of 2 and interval_paired across them, whose wrapping ranges become two ops each.
+      {"hierarchical", {0, 1, 2, "interval_paired"}, "hierarchical", "interval_paired"},
   };
   if (with_native) list.push_back({std::string(mpi_native), {}, "mpi_native", ""});
   return list;

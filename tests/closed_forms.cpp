@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace ringlab {
@@ -40,6 +41,20 @@ ClosedForm closed_form(std::string_view algorithm, Collective collective, int nr
     ClosedForm form{steps, nranks == 2 ? 1 : (nranks == 3 ? 1.5 : 2), 1.0 * steps, 4 * chunk * steps, 2 * chunk * steps};
     form.exact_path = false;
     form.min_step_beta = chunk;
+    return form;
+  }
+  if (algorithm == "hierarchical") {
+    // The ring's reduce-scatter and all-gather in groups of G, then the inner all-reduce at
+    // M = N/G ranks on n/G (a rank's block).
+    const int group_size = hierarchical_group_size(nranks, options.group_size);
+    const double g = group_size;
+    AlgorithmOptions inner_options;
+    inner_options.shards = std::min(options.shards, nranks / group_size);
+    const ClosedForm inner = closed_form(options.inner, Collective::allreduce, nranks / group_size, inner_options);
+    ClosedForm form{2 * (group_size - 1) + inner.steps, 2 * (g - 1) / g + inner.sent / g, 2 * (g - 1) + inner.alphas,
+                    2 * (g - 1) / g + inner.beta / g, (g - 1) / g + inner.gamma / g};
+    form.exact_path = inner.exact_path;
+    form.min_step_beta = group_size > 1 ? std::min(1 / g, inner.min_step_beta / g) : inner.min_step_beta;
     return form;
   }
   if (algorithm == "parameter_server") {

@@ -43,6 +43,11 @@ std::vector<ScheduleCase> schedule_cases() {
   cases.push_back({"parameter_server", Collective::allreduce, {0, -1}, "parameter_server_allreduce_Nshards"});
   cases.push_back({"ring", Collective::broadcast, {2, 1}, "ring_broadcast_root2"});
   cases.push_back({"recursive_doubling", Collective::broadcast, {5, 1}, "recursive_doubling_broadcast_root5"});
+  // hierarchical at other group sizes (4 falls back to 2 or 1 where 4 does not divide N) and inner algorithms.
+  cases.push_back({"hierarchical", Collective::allreduce, {0, 1, 4, "ring"}, "hierarchical_allreduce_groups4"});
+  cases.push_back({"hierarchical", Collective::allreduce, {0, 1, 8, "halving_doubling"}, "hierarchical_allreduce_groups8_hd"});
+  cases.push_back({"hierarchical", Collective::allreduce, {0, 1, 3, "interval_paired"}, "hierarchical_allreduce_groups3_ip"});
+  cases.push_back({"hierarchical", Collective::allreduce, {0, 1, 2, "double_binary_tree"}, "hierarchical_allreduce_groups2_dbt"});
   return cases;
 }
 
@@ -82,6 +87,33 @@ TEST_P(Schedules, VerifiesAndMatchesClosedFormsForEveryRankCount) {
 
 INSTANTIATE_TEST_SUITE_P(Schedules, Schedules, ::testing::ValuesIn(schedule_cases()),
                          [](const ::testing::TestParamInfo<ScheduleCase>& param_info) { return param_info.param.label; });
+
+TEST(ScheduleClosedForms, HierarchicalGroupsAndCostsWorkedByHand) {
+  // Groups: the largest divisor of N not above G (0: the largest with g * g <= N).
+  const int groups[][3] = {{32, 8, 8}, {12, 8, 6}, {7, 4, 1}, {5, 8, 5}, {256, 8, 8}, {16, 0, 4}, {8, 0, 2}, {12, 0, 3}, {7, 0, 1}, {1, 0, 1}};
+  for (const auto& [nranks, requested, expected] : groups) EXPECT_EQ(hierarchical_group_size(nranks, requested), expected) << nranks << " " << requested;
+  // N = 32, G = 8, inner ring at M = 4: 2 x 7 + 2 x 3 = 20 steps; sent 2 x 7/8 + 2 x 3/(4 x 8) = 1.9375 n.
+  // N = 12, G = 8 -> 6, M = 2: 2 x 5 + 2 = 12 steps; sent 2 x 5/6 + 2 x 1/12 = 11/6 n. N = 7, G = 4 -> 1: the ring's 12.
+  const double worked[][4] = {{32, 8, 20, 1.9375}, {12, 8, 12, 11.0 / 6}, {7, 4, 12, 12.0 / 7}, {64, 8, 28, 2 * 7.0 / 8 + 2 * 7.0 / 64}};
+  for (const auto& [nranks, group_size, steps, sent] : worked) {
+    const Schedule schedule = make_schedule("hierarchical", Collective::allreduce, static_cast<int>(nranks), {0, 1, static_cast<int>(group_size), "ring"});
+    const VerifyResult result = verify(schedule);
+    ASSERT_TRUE(result.ok()) << nranks;
+    EXPECT_EQ(result.steps, static_cast<int>(steps)) << nranks;
+    EXPECT_NEAR(result.max_sent_fraction, sent, 1e-12) << nranks;
+  }
+  // Across groups only the inner steps leave a group: N = 32, G = 8, rank 13 (group 1, local 5)
+  // meets ranks 12 and 14 in the rings and 21 and 5 (local 5 of groups 2 and 0) across.
+  const RankProgram program = make_schedule("hierarchical", Collective::allreduce, 32, {0, 1, 8, "ring"}).program(13);
+  for (int step = 0; step < 20; ++step) {
+    const bool across = step >= 7 && step < 13;
+    for (const Op& op : program.steps[static_cast<std::size_t>(step)])
+      EXPECT_EQ(op.peer, across ? (op.kind == OpKind::send ? 21 : 5) : (op.kind == OpKind::send ? 14 : 12)) << step;
+  }
+  EXPECT_THROW(make_schedule("hierarchical", Collective::allreduce, 8, {0, 1, 2, "hierarchical"}), std::invalid_argument);
+  EXPECT_THROW(make_schedule("hierarchical", Collective::allreduce, 8, {0, 1, 2, "rign"}), std::invalid_argument);
+  EXPECT_THROW(make_schedule("hierarchical", Collective::allreduce, 8, {0, 1, -1, "ring"}), std::invalid_argument);
+}
 
 TEST(ScheduleClosedForms, SwingPairsAtThePapersDistances) {
   // rho(s) = (1 - (-2)^(s+1)) / 3: even ranks add it, odd ranks subtract it, modulo p.

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "topology/presets.hpp"
+#include "topology/rank_groups.hpp"
 #include "topology/routing.hpp"
 #include "topology/topology_io.hpp"
 #include "topology/topology_summary.hpp"
@@ -68,6 +69,25 @@ TEST(TopologyPresets, SwitchIsTwoHopsWithTheGivenParameters) {
       EXPECT_DOUBLE_EQ(route.latency, 2e-6);
       EXPECT_EQ(topology.node(topology.directed_link(route.links[0]).to).kind, NodeKind::switch_node);
     }
+}
+
+TEST(TopologyRankGroups, RanksPerNodeComeFromTheInnermostUnitOrTheSharedSwitch) {
+  EXPECT_EQ(ranks_per_node(make_preset_topology("nvswitch:8,nodes:4")), 8);
+  EXPECT_EQ(ranks_per_node(make_preset_topology("nvswitch:4,nodes:3,leaf_ports:2")), 4);  // a partial unit: no symmetry
+  EXPECT_EQ(ranks_per_node(make_preset_topology("torus2d:4x8")), 8);                       // a row
+  EXPECT_EQ(ranks_per_node(make_preset_topology("switch:16")), 16);                       // one node
+  EXPECT_EQ(ranks_per_node(make_preset_topology("fully-connected:6")), 0);                // nothing says
+  // A calibrated machine's shape: every rank on a memory bus, ranks 0-1 and 2-3 on one CPU each.
+  Topology cpus("two-cpus");
+  for (int rank = 0; rank < 4; ++rank) cpus.add_endpoint(fmt::format("process{}", rank));
+  const NodeId bus = cpus.add_switch("bus");
+  const NodeId first = cpus.add_switch("cpu0");
+  const NodeId second = cpus.add_switch("cpu1");
+  for (int rank = 0; rank < 4; ++rank) {
+    cpus.add_link(rank, bus, {1e9, 1e-6});
+    cpus.add_link(rank, rank < 2 ? first : second, {1e10, 1e-7});
+  }
+  EXPECT_EQ(ranks_per_node(cpus), 2);
 }
 
 TEST(TopologyPresets, FullyConnectedIsOneHop) {

@@ -74,12 +74,13 @@ int iterations_for(const BenchOptions& options, std::int64_t bytes) {
 }
 
 std::string describe(const BenchOptions& options) {
-  return fmt::format("b={} e={} f={} i={} n={} small={}@{} w={} c={} d={} o={} a={} algo={} segment={} R={} root={} shards={} converge={} {}",
+  return fmt::format("b={} e={} f={} i={} n={} small={}@{} w={} c={} d={} o={} a={} algo={} segment={} R={} root={} shards={} group={} inner={} converge={} {}",
                      options.min_bytes, options.max_bytes, options.step_factor, options.step_bytes, options.iterations,
                      options.small_iterations, options.small_max_bytes,
                      options.warmup_iterations, options.check, name_of(options.type), name_of(options.op),
                      name_of(options.average), fmt::join(options.algorithms, ","), options.segment_bytes,
                      options.register_buffers ? 1 : 0, options.algorithm_options.root, options.algorithm_options.shards,
+                     options.algorithm_options.group_size, options.algorithm_options.inner,
                      options.converge ? describe(*options.converge) : "off",
                      options.tuning ? describe(*options.tuning) : "tuning none");
 }

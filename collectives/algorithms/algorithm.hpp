@@ -10,9 +10,16 @@
 
 namespace ringlab {
 
+// The parameters a schedule builder gets (the CLI's --root, --shards, --group-size, --inner);
+// each algorithm reads those it has and ignores the rest.
 struct AlgorithmOptions {
   int root = 0;    // parameter-server root (server of shard 0) and broadcast root
   int shards = 1;  // parameter_server: number of shards (servers); nranks = direct RS + AG
+  // hierarchical: ranks per group (0: not given, hierarchical_group_size picks) and the
+  // all-reduce run across groups: a registry name or a literal (a view, so the options stay a
+  // trivially copied aggregate; the CLI stores find_algorithm(...).name).
+  int group_size = 0;
+  std::string_view inner = "ring";
 };
 
 using ScheduleMaker = Schedule (*)(Collective collective, int nranks, const AlgorithmOptions& options);
@@ -44,6 +51,10 @@ Schedule make_schedule(const AlgorithmInfo& algorithm, Collective collective, in
 #define RINGLAB_ALGORITHM(id, summary, ...) Schedule id(Collective collective, int nranks, const AlgorithmOptions& options);
 #include "collectives/algorithms/algorithms.def"
 #undef RINGLAB_ALGORITHM
+
+// hierarchical's groups at N ranks: the largest divisor of N not above `requested` (all N when
+// requested >= N); requested 0 gives the largest divisor g of N with g * g <= N.
+int hierarchical_group_size(int nranks, int requested);
 
 // Helpers shared by the algorithm files.
 int floor_log2(int value);

@@ -61,6 +61,9 @@ Schedule make_schedule(const AlgorithmInfo& info, Collective collective, int nra
   if (options.shards < 1 || options.shards > nranks)
     throw std::invalid_argument(
         fmt::format("--shards {} must be between 1 and the number of ranks ({})", options.shards, nranks));
+  if (options.group_size < 0)
+    throw std::invalid_argument(
+        fmt::format("--group-size {} must be at least 1 (ranks per group), or 0 to take it from the topology", options.group_size));
   if (!supports(info, collective)) {
     std::vector<std::string_view> names;
     for (Collective supported : info.collectives) names.push_back(name_of(supported));

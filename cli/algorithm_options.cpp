@@ -1,0 +1,33 @@
+#include "cli/algorithm_options.hpp"
+
+#include <stdexcept>
+
+#include "topology/rank_groups.hpp"
+
+namespace ringlab::cli {
+
+void add_algorithm_options(CLI::App& command, AlgorithmOptions& options) {
+  command.add_option("--root", options.root, "Root rank (parameter_server, broadcast)")->capture_default_str();
+  command.add_option("--shards", options.shards, "parameter_server shards k (k = N: direct RS + AG)")->capture_default_str();
+  command.add_option("--group-size", options.group_size,
+                     "hierarchical: ranks per group (0: the topology's ranks per node, else the largest divisor <= sqrt N)")
+      ->capture_default_str();
+  command
+      .add_option_function<std::string>(
+          "--inner",
+          [&options](const std::string& name) {
+            try {
+              options.inner = find_algorithm(name).name;  // the registry's name outlives the options
+            } catch (const std::invalid_argument& error) {
+              throw CLI::ValidationError("--inner", error.what());
+            }
+          },
+          "hierarchical: the all-reduce algorithm across groups (default ring)");
+}
+
+AlgorithmOptions with_topology_groups(AlgorithmOptions options, const Topology& topology) {
+  if (options.group_size == 0) options.group_size = ranks_per_node(topology);
+  return options;
+}
+
+}  // namespace ringlab::cli
