@@ -1,6 +1,7 @@
 // `ringlab tune`'s selection table (collectives/selection_table.hpp) and search
 // (simulator/tuning.hpp): lookups by range, merging, the JSON shape and its refusals, and that
 // the search keeps the fastest candidate the model prices.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <limits>
@@ -32,14 +33,8 @@ SelectionTable two_range_table() {
   return table;
 }
 
-std::string thrown_message(const std::function<void()>& call) {
-  try {
-    call();
-  } catch (const std::invalid_argument& error) {
-    return error.what();
-  }
-  return "nothing thrown";
-}
+using ::testing::HasSubstr;
+using ::testing::ThrowsMessage;
 
 TEST(Tuning, RuleRangesRunToTheNextRule) {
   const SelectionTable table = two_range_table();
@@ -51,9 +46,10 @@ TEST(Tuning, RuleRangesRunToTheNextRule) {
 }
 
 TEST(Tuning, AMissingRankCountNamesTheOnesThere) {
-  const std::string message = thrown_message([] { select_rule(two_range_table(), Collective::allreduce, 6, 8); });
-  EXPECT_NE(message.find("no allreduce rule for 6 ranks (it has 4, 8)"), std::string::npos) << message;
-  EXPECT_NE(message.find("ringlab tune --ranks 6"), std::string::npos) << message;
+  EXPECT_THAT([] { select_rule(two_range_table(), Collective::allreduce, 6, 8); },
+              ThrowsMessage<std::invalid_argument>(HasSubstr("no allreduce rule for 6 ranks (it has 4, 8)")));
+  EXPECT_THAT([] { select_rule(two_range_table(), Collective::allreduce, 6, 8); },
+              ThrowsMessage<std::invalid_argument>(HasSubstr("ringlab tune --ranks 6")));
 }
 
 TEST(Tuning, MergeJoinsAdjacentEqualChoicesAndKeepsTheLeastMargin) {
@@ -82,23 +78,18 @@ TEST(Tuning, JsonRoundTrip) {
 
 TEST(Tuning, BadTablesAreRefusedNamingThePath) {
   const nlohmann::json good = to_json(two_range_table());
-  auto message_for = [&](const std::function<void(nlohmann::json&)>& edit) {
+  auto refused = [&](const std::function<void(nlohmann::json&)>& edit, const std::string& text) {
     nlohmann::json document = good;
     edit(document);
-    return thrown_message([&] { selection_table_from_json(document, "t.json"); });
+    EXPECT_THAT([&] { selection_table_from_json(document, "t.json"); },
+                ThrowsMessage<std::invalid_argument>(HasSubstr(text)));
   };
-  EXPECT_NE(message_for([](nlohmann::json& d) { d["schema"] = "ringlab.bench/1"; }).find("t.json.schema"),
-            std::string::npos);
-  EXPECT_NE(message_for([](nlohmann::json& d) { d["rules"][0]["algorithm"] = "bogus"; }).find("t.json.rules[0].algorithm"),
-            std::string::npos);
-  EXPECT_NE(message_for([](nlohmann::json& d) { d["rules"][1]["min_bytes"] = -1; }).find("t.json.rules[1].min_bytes"),
-            std::string::npos);
-  EXPECT_NE(message_for([](nlohmann::json& d) { std::swap(d["rules"][0], d["rules"][1]); }).find("sorted"),
-            std::string::npos);
-  EXPECT_NE(message_for([](nlohmann::json& d) { d["rules"] = nlohmann::json::array(); }).find("non-empty"),
-            std::string::npos);
-  EXPECT_NE(message_for([](nlohmann::json& d) { d["rules"][2]["nranks"] = 0; }).find("t.json.rules[2].nranks"),
-            std::string::npos);
+  refused([](nlohmann::json& d) { d["schema"] = "ringlab.bench/1"; }, "t.json.schema");
+  refused([](nlohmann::json& d) { d["rules"][0]["algorithm"] = "bogus"; }, "t.json.rules[0].algorithm");
+  refused([](nlohmann::json& d) { d["rules"][1]["min_bytes"] = -1; }, "t.json.rules[1].min_bytes");
+  refused([](nlohmann::json& d) { std::swap(d["rules"][0], d["rules"][1]); }, "sorted");
+  refused([](nlohmann::json& d) { d["rules"] = nlohmann::json::array(); }, "non-empty");
+  refused([](nlohmann::json& d) { d["rules"][2]["nranks"] = 0; }, "t.json.rules[2].nranks");
 }
 
 // Every rule's choice is the fastest candidate the model prices at its first size, its runner-up
@@ -154,8 +145,8 @@ TEST(Tuning, TheSearchRefusesRankCountsTheTopologyCannotHold) {
   request.sizes = {8};
   request.algorithms = {"ring"};
   request.segment_candidates = {0};
-  const std::string message = thrown_message([&] { simulator::tune_allreduce(topology, request); });
-  EXPECT_NE(message.find("8 ranks do not fit topology"), std::string::npos) << message;
+  EXPECT_THAT([&] { simulator::tune_allreduce(topology, request); },
+              ThrowsMessage<std::invalid_argument>(HasSubstr("8 ranks do not fit topology")));
 }
 
 }  // namespace
