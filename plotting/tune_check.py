@@ -6,9 +6,10 @@ Usage: plotting/tune_check.py BENCH.json... --out DIR [--within PERCENT] [--mean
 Each measured ringlab.bench/1 report must hold "auto" rows and the schedule algorithms it chose
 from, measured in the same run. Per (report, size, placement) the best is the fastest median
 (time_us.p50) of the schedule algorithms (not auto, not the native all-reduce); auto, ring and
-the native all-reduce (where measured) are each given as their median over that best. Writes
+the native all-reduce (where measured) are each given as their median over that best; "repeat"
+is auto's median over its choice's own row (one schedule timed twice: the run's noise). Writes
 DIR/tune_check.md: one line per report (ranks, backend, rows, auto's mean ratio, the share of
-rows within --within of the best, the same for ring and native) and the verdict against the goals
+rows within --within of the best, the same for ring, native and repeat) and the verdict against the goals
 (defaults: mean ratio <= 1.05, >= 90 % of rows within 3 %). Exit status: 0 when every goal holds,
 3 when written and a goal does not, 1 on a report without auto rows, 2 on a usage error.
 """
@@ -43,7 +44,10 @@ def ratios(path):
         rows.append({"nranks": config["nranks"], "backend": config["backend"], "size_bytes": size,
                      "placement": placement, "best": best_name, "auto_chose": chosen,
                      "auto": medians["auto"] / best, "ring": medians["ring"] / best if "ring" in medians else None,
-                     "native": native / best if native is not None else None})
+                     "native": native / best if native is not None else None,
+                     # the same schedule timed twice in one sweep (auto's row and its choice's own row):
+                     # how far apart two measurements of one thing land, the noise any ratio here carries
+                     "repeat": medians["auto"] / medians[chosen] if chosen in medians else None})
     return pd.DataFrame(rows)
 
 
@@ -60,7 +64,8 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     hit = 1 + args.within / 100
     lines = ["| ranks | backend | rows | auto: mean ratio | auto: rows within {:g} % | ring: mean | ring: within | "
-             "native: mean | native: within |".format(args.within), "|---|---|---|---|---|---|---|---|---|"]
+             "native: mean | native: within | repeat: mean | repeat: within |".format(args.within),
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
 
     def summary(series):
         series = series.dropna()
@@ -70,13 +75,17 @@ def main():
 
     for (nranks, backend), group in table.groupby(["nranks", "backend"]):
         cells = [summary(group[column]) for column in ("auto", "ring", "native")]
+        repeat = group["repeat"].dropna()  # a ratio either way: |log| says how far apart
+        cells.append(("-", "-") if repeat.empty else
+                     (f"{repeat.mean():.3f}", f"{100 * ((repeat <= hit) & (repeat >= 1 / hit)).mean():.0f} %"))
         lines.append(f"| {nranks} | {backend} | {len(group)} | " + " | ".join(f"{m} | {w}" for m, w in cells) + " |")
     mean_ratio = table["auto"].mean()
     share = 100 * (table["auto"] <= hit).mean()
     goals_met = mean_ratio <= 1 + args.mean / 100 and share >= args.share
     lines += ["", f"All rows: auto's mean ratio to the best {mean_ratio:.3f} (goal <= {1 + args.mean / 100:.2f}); "
               f"{share:.0f} % of rows within {args.within:g} % of the best (goal >= {args.share:g} %): "
-              f"{'met' if goals_met else 'NOT met'}.", "",
+              f"{'met' if goals_met else 'NOT met'}. repeat: auto's median over the median of the row of the "
+              "algorithm it ran, the same schedule timed twice in the sweep (within: both ways).", "",
               "Worst auto rows (ratio to the measured best):", "",
               "| ranks | backend | size (B) | placement | best | auto chose | auto / best |", "|---|---|---|---|---|---|---|"]
     for _, row in table.sort_values("auto", ascending=False).head(10).iterrows():
