@@ -32,3 +32,14 @@ set_tests_properties(cli.bench_auto_no_rule_for_ranks PROPERTIES TIMEOUT 60 PASS
                      "no allreduce rule for 3 ranks \\(it has 2\\).*exit=[1-9]")
 add_test(NAME cli.tune_too_many_ranks COMMAND ${expect_failure} "9 ranks do not fit topology" $<TARGET_FILE:ringlab>
          tune --topology switch:8 --ranks 9)
+
+if(SYSTEM_PYTHON3)
+  # plotting/tune_check.py on the committed mpi N = 2 sweep: its ratios, and exit status 3 (a goal
+  # not met) rather than a crash.
+  add_test(NAME plotting.tune_check
+           COMMAND bash -c "\"$1\" \"$2\" \"$3\" --out \"$4\"; echo exit=$?"
+                   _ ${SYSTEM_PYTHON3} ${PROJECT_SOURCE_DIR}/plotting/tune_check.py
+                   ${PROJECT_SOURCE_DIR}/results/tune/2026-12-07/bench-mpi-n2.json ${tuning_dir})
+  set_tests_properties(plotting.tune_check PROPERTIES TIMEOUT 60 PASS_REGULAR_EXPRESSION
+                       "\\| 2 \\| mpi \\| 24 \\| 1\\.112 \\| 21 % \\| 1\\.630 .*NOT met.*exit=3")
+endif()
