@@ -86,6 +86,17 @@ std::int64_t parse_segment_bytes(std::string_view text) {
   return bytes;
 }
 
+std::vector<std::int64_t> parse_segment_list(std::string_view text) {
+  std::vector<std::int64_t> segments;
+  for (std::string_view part : split(text, ',')) {
+    if (part.empty())
+      throw std::invalid_argument(
+          fmt::format("--segment-bytes '{}' has an empty item; give sizes separated by commas, e.g. 256K,1M,4M", text));
+    segments.push_back(parse_segment_bytes(part));
+  }
+  return segments;
+}
+
 std::vector<std::string> parse_name_list(std::string_view text, const std::vector<std::string>& valid,
                                          const std::vector<std::string>& named_only) {
   if (text == "all") return valid;

@@ -17,6 +17,9 @@ std::vector<int> parse_rank_list(std::string_view text);
 std::int64_t parse_size(std::string_view text);
 // --segment-bytes: a size as parse_size reads it (0 = whole transfers), its errors naming the flag.
 std::int64_t parse_segment_bytes(std::string_view text);
+// A comma-separated list of segment sizes (`tune --segment-bytes 256K,1M`), each as above; an
+// empty item is refused.
+std::vector<std::int64_t> parse_segment_list(std::string_view text);
 
 // A comma-separated list of names, each in `valid` or `named_only`, repeats dropped; an item "all"
 // stands for every name in `valid` (not `named_only`: names such as bench's "auto" that run only

@@ -31,55 +31,28 @@ namespace {
 struct TuneArguments {
   std::string topology;
   std::string ranks;  // empty: the topology's endpoint count
-  std::string min_bytes = "8";
-  std::string max_bytes = "64M";
-  std::int64_t step_factor = 2;
-  std::string type = "float32";
+  SweepArguments sweep;  // -b/-e/-f/-i/-d/--algo and --json/--force/--quiet, read as bench and simulate read them
   std::string op = "sum";
-  std::string algorithms = "all";
   std::string model = "flow-level";
   std::string segment_bytes = "1M";
   std::optional<double> gamma_seconds_per_byte;
-  std::string json;
-  bool force = false;
-  bool quiet = false;
   double time_limit_seconds = default_time_limit_seconds;
   std::string command_line;
 };
-
-std::vector<std::int64_t> parse_segment_list(const std::string& text) {
-  std::vector<std::int64_t> segments;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    const std::size_t comma = text.find(',', start);
-    const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    if (item.empty())
-      throw std::invalid_argument(
-          fmt::format("--segment-bytes '{}' has an empty item; give sizes separated by commas, e.g. 256K,1M,4M", text));
-    segments.push_back(parse_segment_bytes(item));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return segments;
-}
 
 simulator::TuneRequest to_request(const TuneArguments& arguments, const Topology& topology) {
   simulator::TuneRequest request;
   request.model = std::string(simulator::find_model(arguments.model).name);
   request.rank_counts = arguments.ranks.empty() ? std::vector<int>{topology.num_endpoints()} : parse_rank_list(arguments.ranks);
   bench::BenchOptions sweep;  // the sizes exactly as bench sweeps them
-  sweep.min_bytes = parse_size(arguments.min_bytes);
-  sweep.max_bytes = parse_size(arguments.max_bytes);
-  if (arguments.step_factor < 2)
-    throw std::invalid_argument(fmt::format("-f/--stepfactor {} must be at least 2; e.g. -f 2", arguments.step_factor));
-  sweep.step_factor = arguments.step_factor;
-  sweep.type = request.type = parse_data_type(arguments.type);
+  apply_sweep_arguments(arguments.sweep, sweep);
+  request.type = sweep.type;
   request.op = parse_reduce_op(arguments.op);
   for (const bench::SweepSize& size : bench::sweep_sizes(sweep, nullptr)) request.sizes.push_back(size.bytes);
   std::vector<std::string> valid;
   for (const AlgorithmInfo& info : algorithms())
     if (supports(info, Collective::allreduce)) valid.emplace_back(info.name);
-  request.algorithms = arguments.algorithms == "all" ? valid : parse_name_list(arguments.algorithms, valid);
+  request.algorithms = parse_name_list(arguments.sweep.algorithms, valid);
   request.segment_candidates = parse_segment_list(arguments.segment_bytes);
   return request;
 }
@@ -96,19 +69,20 @@ void print_table(const SelectionTable& table) {
 int run_tune(const TuneArguments& arguments, TimeLimit& time_limit) {
   const Topology topology = load_topology(arguments.topology);
   simulator::TuneRequest request = to_request(arguments, topology);
-  check_output_option(arguments.json, arguments.force, "--json");
-  const io::StandardOutputForData data_output(to_standard_output({{"--json", &arguments.json}}));
+  const std::string& json = arguments.sweep.json;
+  check_output_option(json, arguments.sweep.force, "--json");
+  const io::StandardOutputForData data_output(to_standard_output({{"--json", &json}}));
   simulator::TypeOpPricing pricing(topology, arguments.gamma_seconds_per_byte, print_warning);
   const simulator::TypeOpPricing::Priced priced = pricing.at(request.type, request.op);
   request.gamma_seconds_per_byte = priced.gamma_seconds_per_byte;
-  const bool table_on_stdout = !arguments.quiet && !io::is_standard_output(arguments.json);
+  const bool table_on_stdout = !arguments.sweep.quiet && !io::is_standard_output(json);
   if (table_on_stdout)
     fmt::print("# ringlab tune: {}\n# model {} on topology {} | type {} | op {} | gamma {:g} s/B | {} algorithms x {} "
                "segment sizes\n",
                arguments.command_line, request.model, topology.name(), name_of(request.type), name_of(request.op),
                request.gamma_seconds_per_byte, request.algorithms.size(), request.segment_candidates.size());
   ProgressLine progress("tune", static_cast<double>(request.rank_counts.size() * request.sizes.size()),
-                        static_cast<int>(request.rank_counts.size() * request.sizes.size()), 2, !arguments.quiet);
+                        static_cast<int>(request.rank_counts.size() * request.sizes.size()), 2, !arguments.sweep.quiet);
   SelectionTable table = simulator::tune_allreduce(priced.topology, request, [&](std::size_t, std::size_t) { progress.done(1); });
   table.source = {{"command", arguments.command_line},
                   {"created", report::utc_timestamp()},
@@ -118,10 +92,10 @@ int run_tune(const TuneArguments& arguments, TimeLimit& time_limit) {
                   {"op", name_of(request.op)},
                   {"gamma_seconds_per_byte", request.gamma_seconds_per_byte}};
   if (table_on_stdout) print_table(table);
-  if (!arguments.json.empty()) {
+  if (!json.empty()) {
     const auto writing = time_limit.hold_while_writing();
-    io::write_json_file(arguments.json, to_json(table), 1, data_output.descriptor());
-    if (table_on_stdout) fmt::print("# tuning table written to {}\n", arguments.json);
+    io::write_json_file(json, to_json(table), 1, data_output.descriptor());
+    if (table_on_stdout) fmt::print("# tuning table written to {}\n", json);
   }
   return 0;
 }
@@ -140,13 +114,13 @@ CommandRunner add_tune_command(CLI::App& app, const std::string& command_line) {
   command->add_option("--ranks", arguments->ranks,
                       "Rank counts: N, A..B or a comma-separated list, each at most the topology's endpoints "
                       "(default: the endpoint count)");
-  command->add_option("-b,--minbytes", arguments->min_bytes, "Smallest size (K/M/G suffixes)")->capture_default_str();
-  command->add_option("-e,--maxbytes", arguments->max_bytes, "Largest size")->capture_default_str();
-  command->add_option("-f,--stepfactor", arguments->step_factor, "Multiply the size by this")->capture_default_str();
-  command->add_option("-d,--datatype", arguments->type, "float32|float64|float16|bfloat16|int32|int64")
+  command->add_option("-b,--minbytes", arguments->sweep.min_bytes, "Smallest size (K/M/G suffixes)")->capture_default_str();
+  command->add_option("-e,--maxbytes", arguments->sweep.max_bytes, "Largest size")->capture_default_str();
+  command->add_option("-f,--stepfactor", arguments->sweep.step_factor, "Multiply the size by this (default 2)");
+  command->add_option("-d,--datatype", arguments->sweep.type, "float32|float64|float16|bfloat16|int32|int64")
       ->capture_default_str();
   command->add_option("-o,--op", arguments->op, "sum|prod|min|max|avg")->capture_default_str();
-  command->add_option("--algo", arguments->algorithms, "Comma-separated algorithms to choose from, or all")
+  command->add_option("--algo", arguments->sweep.algorithms, "Comma-separated algorithms to choose from, or all")
       ->capture_default_str();
   command->add_option("--model", arguments->model, "flow-level or closed-form")->capture_default_str();
   command->add_option("--segment-bytes", arguments->segment_bytes,
@@ -155,10 +129,10 @@ CommandRunner add_tune_command(CLI::App& app, const std::string& command_line) {
       ->capture_default_str();
   command->add_option("--gamma", arguments->gamma_seconds_per_byte,
                       "Reduction cost, seconds per byte (default: the topology file's for -d/-o)");
-  command->add_option("--json", arguments->json, "Write the ringlab.tuning/1 table to this file (- = standard output)")
+  command->add_option("--json", arguments->sweep.json, "Write the ringlab.tuning/1 table to this file (- = standard output)")
       ->check(output_path());
-  command->add_flag("--force", arguments->force, "Overwrite an existing --json file");
-  command->add_flag("--quiet", arguments->quiet, "No table, no progress line");
+  command->add_flag("--force", arguments->sweep.force, "Overwrite an existing --json file");
+  command->add_flag("--quiet", arguments->sweep.quiet, "No table, no progress line");
   add_time_limit_option(*command, arguments->time_limit_seconds);
   return [arguments] {
     TimeLimit time_limit("tune", arguments->time_limit_seconds);
