@@ -64,9 +64,12 @@ void require_regular_file(const std::string& path, std::string_view what) {
   }
 }
 
-nlohmann::json parse_json_text(std::string_view text, std::string_view source) {
+namespace {
+
+template <typename Json>
+Json parse_as(std::string_view text, std::string_view source) {
   try {
-    return nlohmann::json::parse(text.begin(), text.end());  // the whole text: trailing junk is an error
+    return Json::parse(text.begin(), text.end());  // the whole text: trailing junk is an error
   } catch (const nlohmann::json::parse_error& error) {
     throw std::invalid_argument(fmt::format(
         "{} is not valid JSON: at {} (byte {}): {}; the file must hold exactly one JSON document", source,
@@ -77,7 +80,8 @@ nlohmann::json parse_json_text(std::string_view text, std::string_view source) {
   }
 }
 
-nlohmann::json read_json_input(const std::string& path, std::string_view what) {
+template <typename Json>
+Json read_as(const std::string& path, std::string_view what) {
   require_regular_file(path, what);
   const std::string named = fmt::format("{} '{}'", what, printable(path));
   std::error_code error;
@@ -94,7 +98,21 @@ nlohmann::json read_json_input(const std::string& path, std::string_view what) {
   if (file.bad()) throw std::invalid_argument(fmt::format("cannot read {}: an I/O error", named));
   if (text.size() > max_json_input_bytes)  // grew while read
     throw std::invalid_argument(fmt::format("{} has over {} bytes (512 MiB)", named, max_json_input_bytes));
-  return parse_json_text(text, named);
+  return parse_as<Json>(text, named);
+}
+
+}  // namespace
+
+nlohmann::json parse_json_text(std::string_view text, std::string_view source) {
+  return parse_as<nlohmann::json>(text, source);
+}
+
+nlohmann::json read_json_input(const std::string& path, std::string_view what) {
+  return read_as<nlohmann::json>(path, what);
+}
+
+nlohmann::ordered_json read_ordered_json_input(const std::string& path, std::string_view what) {
+  return read_as<nlohmann::ordered_json>(path, what);
 }
 
 }  // namespace ringlab::io

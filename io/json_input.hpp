@@ -22,6 +22,10 @@ inline constexpr std::uintmax_t max_json_input_bytes = std::uintmax_t{512} << 20
 // `what` names the kind of file in messages ("topology file").
 nlohmann::json read_json_input(const std::string& path, std::string_view what);
 
+// The same, keeping each object's keys in the file's order (a file whose order means something,
+// such as MPICH's selection tree).
+nlohmann::ordered_json read_ordered_json_input(const std::string& path, std::string_view what);
+
 // Steps 3 and 4 for text already in memory; `source` names it in messages ("topology file 'x.json'").
 nlohmann::json parse_json_text(std::string_view text, std::string_view source);
 

@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "collectives/mpich_selection.hpp"
 #include "collectives/selection_table.hpp"
 #include "simulator/predictor.hpp"
 #include "simulator/tuning.hpp"
@@ -94,6 +95,64 @@ TEST(Tuning, BadTablesAreRefusedNamingThePath) {
 
 // Every rule's choice is the fastest candidate the model prices at its first size, its runner-up
 // the fastest other algorithm, and its margin the runner-up's time over the chosen one's.
+std::vector<std::string> keys_of(const nlohmann::ordered_json& object) {
+  std::vector<std::string> keys;
+  for (const auto& item : object.items()) keys.push_back(item.key());
+  return keys;
+}
+
+TEST(Tuning, MpichSelectionKeepsRangesInOrderWithAnyLast) {
+  SelectionTable table;
+  table.rules = {tuning_rule(2, 8, "recursive_doubling"), tuning_rule(2, 1024, "halving_doubling"),
+                 tuning_rule(2, 1 << 20, "ring"), tuning_rule(4, 8, "halving_doubling")};
+  const nlohmann::ordered_json file = to_mpich_selection(table);
+  const nlohmann::ordered_json& intra = file.at("collective=allreduce").at("comm_type=intra");
+  EXPECT_THAT(keys_of(intra), ::testing::ElementsAre("comm_size<=2", "comm_size=any"));
+  const nlohmann::ordered_json& two = intra.at("comm_size<=2");
+  // Ordered by size, not by the keys' text ("<1048576" sorts before "<1024" as a string).
+  EXPECT_THAT(keys_of(two), ::testing::ElementsAre("avg_msg_size<1024", "avg_msg_size<1048576", "avg_msg_size=any"));
+  EXPECT_TRUE(two.at("avg_msg_size<1024").contains("algorithm=MPIR_Allreduce_intra_recursive_doubling"));
+  const nlohmann::ordered_json& rabenseifner = two.at("avg_msg_size<1048576");
+  EXPECT_TRUE(rabenseifner.at("is_commutative=no").contains("algorithm=MPIR_Allreduce_intra_recursive_doubling"));
+  EXPECT_TRUE(rabenseifner.at("is_commutative=yes").at("count<pow2").contains("algorithm=MPIR_Allreduce_intra_recursive_doubling"));
+  EXPECT_TRUE(rabenseifner.at("is_commutative=yes").at("count=any").contains("algorithm=MPIR_Allreduce_intra_reduce_scatter_allgather"));
+  EXPECT_TRUE(two.at("avg_msg_size=any").at("is_commutative=yes").at("count=any").contains("algorithm=MPIR_Allreduce_allcomm_nb"));
+  // Ring runs as MPI_Iallreduce's ring; every other collective has a rule.
+  EXPECT_TRUE(file.at("collective=iallreduce").at("comm_type=intra").at("is_commutative=yes").at("count=any").contains(
+      "algorithm=MPIR_Iallreduce_intra_tsp_ring"));
+  EXPECT_TRUE(file.contains("collective=bcast"));
+  EXPECT_TRUE(file.contains("collective=ineighbor_alltoallw"));
+  EXPECT_EQ(file.size(), 44u);
+}
+
+TEST(Tuning, MpichSelectionRefusesWhatMpichCannotRun) {
+  SelectionTable swing;
+  swing.rules = {tuning_rule(4, 8, "swing")};
+  EXPECT_THAT([&] { to_mpich_selection(swing); },
+              ThrowsMessage<std::invalid_argument>(HasSubstr("MPICH has no all-reduce for ringlab's 'swing'")));
+  SelectionTable huge;
+  huge.rules = {tuning_rule(2, 8, "ring"), tuning_rule(2, std::int64_t{4} << 30, "recursive_doubling")};
+  EXPECT_THAT([&] { to_mpich_selection(huge); }, ThrowsMessage<std::invalid_argument>(HasSubstr("below 2 GiB")));
+  EXPECT_THAT([&] { to_mpich_selection(SelectionTable{}); },
+              ThrowsMessage<std::invalid_argument>(HasSubstr("no all-reduce rule")));
+}
+
+TEST(Tuning, MpichSelectionKeepsTheBaseTreeForOtherCollectives) {
+  SelectionTable table;
+  table.rules = {tuning_rule(2, 8, "recursive_doubling")};
+  const nlohmann::ordered_json base = nlohmann::ordered_json::parse(
+      R"({"collective=bcast": {"algorithm=MPIR_Bcast_intra_smp": {}}, "collective=allreduce": {"any": {}},
+          "collective=barrier": {"algorithm=MPIR_Barrier_intra_smp": {}}})");
+  const nlohmann::ordered_json file = to_mpich_selection(table, &base);
+  EXPECT_THAT(keys_of(file), ::testing::ElementsAre("collective=bcast", "collective=allreduce", "collective=barrier"));
+  EXPECT_TRUE(file.at("collective=bcast").contains("algorithm=MPIR_Bcast_intra_smp"));
+  EXPECT_TRUE(file.at("collective=allreduce").at("comm_type=intra").at("comm_size=any").at("avg_msg_size=any").contains(
+      "algorithm=MPIR_Allreduce_intra_recursive_doubling"));
+  const nlohmann::ordered_json not_a_tree = nlohmann::ordered_json::parse(R"({"collective=bcast": 3})");
+  EXPECT_THAT([&] { to_mpich_selection(table, &not_a_tree); },
+              ThrowsMessage<std::invalid_argument>(HasSubstr("\"collective=bcast\" is not an object")));
+}
+
 TEST(Tuning, TheSearchKeepsTheFastestCandidate) {
   const Topology topology = make_preset_topology("switch:8");
   simulator::TuneRequest request;

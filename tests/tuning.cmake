@@ -43,3 +43,31 @@ if(SYSTEM_PYTHON3)
   set_tests_properties(plotting.tune_check PROPERTIES TIMEOUT 60 PASS_REGULAR_EXPRESSION
                        "\\| 2 \\| mpi \\| 24 \\| 1\\.112 \\| 21 % \\| 1\\.630 .*NOT met.*exit=3")
 endif()
+
+# tune --mpich-json: unit tests above for the tree's shape; here MPICH itself reads the file.
+# tests/mpich_selection_check.cpp calls every collective MPICH selects through its tree (MPICH
+# aborts on one without a rule or on an unknown algorithm name) and checks all-reduce results,
+# under files tuned to each of MPICH's three all-reduce algorithms, at 2 and 3 ranks. A copy with
+# one algorithm name misspelt must make MPICH abort: the file is read, not ignored.
+if(RINGLAB_ENABLE_MPI)
+  add_executable(ringlab_mpich_selection_check mpich_selection_check.cpp)
+  target_link_libraries(ringlab_mpich_selection_check PRIVATE MPI::MPI_CXX ringlab_warnings)
+  add_test(NAME mpi.mpich_selection_file
+           COMMAND bash -c "set -e
+                            for algo in ring recursive_doubling halving_doubling; do
+                              \"$1\" tune --topology switch:4 --ranks 2..4 -b 8 -e 64M -f 8 --algo $algo --mpich-json \"$2/mpich-$algo.json\" --force --quiet
+                              for n in 2 3; do
+                                MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=\"$2/mpich-$algo.json\" MPIR_CVAR_ALLREDUCE_POSIX_INTRA_ALGORITHM=mpir \
+                                  \"$3\" -n $n \"$4\" | sed \"s/^/$algo n=$n: /\"
+                              done
+                            done
+                            sed 's/MPIR_Bcast_intra_binomial/MPIR_Bcast_intra_misspelt/' \"$2/mpich-ring.json\" > \"$2/mpich-misspelt.json\"
+                            if MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=\"$2/mpich-misspelt.json\" \"$3\" -n 2 \"$4\" > /dev/null 2>&1
+                            then echo 'misspelt file accepted'; else echo 'misspelt file refused by MPICH'; fi"
+                   _ $<TARGET_FILE:ringlab> ${tuning_dir} ${MPIEXEC_EXECUTABLE} $<TARGET_FILE:ringlab_mpich_selection_check>)
+  set_tests_properties(mpi.mpich_selection_file PROPERTIES TIMEOUT 180 PROCESSORS 2 PASS_REGULAR_EXPRESSION
+                       "ring n=2: mpich selection check: OK\nring n=3: mpich selection check: OK\nrecursive_doubling n=2: mpich selection check: OK\nrecursive_doubling n=3: mpich selection check: OK\nhalving_doubling n=2: mpich selection check: OK\nhalving_doubling n=3: mpich selection check: OK\nmisspelt file refused by MPICH")
+endif()
+add_test(NAME cli.tune_mpich_json_refuses_swing COMMAND ${expect_failure}
+         "--mpich-json: MPICH has no all-reduce for 'swing'" $<TARGET_FILE:ringlab>
+         tune --topology switch:4 --algo ring,swing --mpich-json ${tuning_dir}/refused.json --force)
