@@ -6,12 +6,14 @@
 
 #include <optional>
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
 #include "cli/checked_option.hpp"
+#include "collectives/selection_table.hpp"
 #include "collectives/algorithms/algorithm.hpp"
 #include "cli/cli_util.hpp"
 #include "cli/commands.hpp"
@@ -36,6 +38,8 @@ struct ReplayArguments {
   int global_batch = 32;
   int iterations = 5;
   std::string bucket = "25M";
+  std::string tuning;  // --tuning FILE: the table --algo auto runs from
+  std::shared_ptr<const SelectionTable> table;
   std::string profile = "measure";
   double device_tflops = 0;
   int profile_batch = 2;
@@ -107,9 +111,9 @@ int replay_on(Communicator& comm, const ReplayArguments& a, const std::vector<st
   std::vector<training::ModeResult> results;
   for (const std::string& algorithm : algorithms) {
     for (training::ReplayMode mode : parse_modes(a.mode)) {
-      training::ModeResult result{algorithm, mode, true, "", {}, 0, 0, {}, {}, {}, {}};
+      training::ModeResult result{algorithm, mode, true, "", {}, 0, 0, {}, {}, {}, {}, {}};
       try {
-        training::check_algorithm(algorithm, mode == training::ReplayMode::hybrid);
+        training::check_algorithm(algorithm, mode == training::ReplayMode::hybrid, a.table != nullptr);
       } catch (const std::invalid_argument& error) {
         result.available = false;
         result.note = error.what();
@@ -118,7 +122,8 @@ int replay_on(Communicator& comm, const ReplayArguments& a, const std::vector<st
       }
       const training::IterationPlan plan =
           training::make_iteration_plan(workload, profile, mode, comm.size(), a.global_batch, run.bucket_bytes);
-      const training::ReplayResult replayed = training::run_replay(comm, plan, algorithm, a.iterations, options);
+      const training::ReplayResult replayed =
+          training::run_replay(comm, plan, algorithm, a.iterations, options, a.table.get());
       result.iterations = replayed.iterations;
       result.mean = training::mean_after_first(replayed.iterations);
       result.median_iteration_seconds = training::median_iteration_after_first(replayed.iterations);
@@ -126,8 +131,12 @@ int replay_on(Communicator& comm, const ReplayArguments& a, const std::vector<st
       result.allreduce = replayed.allreduce;
       result.allgather = replayed.allgather;
       result.reduce_scatter = replayed.reduce_scatter;
+      result.auto_choices = replayed.auto_choices;
       results.push_back(result);
       if (print) {
+        for (const SelectionChoice& choice : result.auto_choices)
+          fmt::print("# auto: all-reduce of {} B ran {} (segment {} B)\n", choice.bytes, choice.algorithm,
+                     choice.segment_bytes);
         fmt::print("# done: {} {}: {:.2f} ms per iteration\n", algorithm, name_of(mode),
                    result.mean.iteration_seconds * 1e3);
         std::fflush(stdout);
@@ -160,6 +169,9 @@ CommandRunner add_replay_command(CLI::App& app, const std::string& command_line)
   command->add_option("--mode", options.mode, "dp | hybrid | both")->capture_default_str();
   command->add_option("--algo", options.algorithms, "Algorithm, comma list, or all (mpi-native: dp under mpiexec)")
       ->capture_default_str();
+  command->add_option("--tuning", options.tuning,
+                      "Selection table (ringlab.tuning/1, from `ringlab tune`) that --algo auto runs from, per "
+                      "all-reduce size (dp mode)");
   command->add_option("--batch", options.global_batch, "Global batch (a multiple of the ranks)")->capture_default_str();
   command->add_option("--iterations", options.iterations, "Iterations per algorithm and mode (the first is not averaged)")
       ->capture_default_str();
@@ -187,8 +199,17 @@ CommandRunner add_replay_command(CLI::App& app, const std::string& command_line)
     const std::vector<training::ReplayMode> modes = parse_modes(a.mode);
     std::vector<std::string> known = algorithm_names();
     known.emplace_back(mpi_native);
+    known.emplace_back(training::auto_algorithm_name);
     std::vector<std::string> algorithms = parse_name_list(a.algorithms, known);
-    if (a.algorithms == "all") algorithms.pop_back();  // mpi-native only when named
+    if (a.algorithms == "all") std::erase_if(algorithms, [](const std::string& name) {
+      return name == mpi_native || name == training::auto_algorithm_name;  // only when named
+    });
+    const bool runs_auto = std::find(algorithms.begin(), algorithms.end(), training::auto_algorithm_name) != algorithms.end();
+    if (runs_auto == a.tuning.empty())
+      throw std::invalid_argument(runs_auto ? "--algo auto runs what a tuning table chooses: give --tuning FILE (written "
+                                              "by ringlab tune)"
+                                            : "--tuning FILE is read for --algo auto; add auto to --algo or drop --tuning");
+    if (runs_auto) a.table = std::make_shared<const SelectionTable>(read_selection_table(a.tuning));
     if (a.iterations < 1) throw std::invalid_argument("--iterations must be at least 1");
     checked_timeout(a.timeout_seconds);
     a.fault = fault_from_environment();

@@ -372,7 +372,7 @@ int run_workload_simulate(const SimulateArguments& arguments, TimeLimit& time_li
   std::vector<training::ModeResult> results;
   for (const std::string& algorithm : algorithms)
     for (const training::IterationPlan& plan : plans) {
-      training::ModeResult result{algorithm, plan.mode, true, "", {}, 0, plan.compute_seconds(), {}, {}, {}, {}};
+      training::ModeResult result{algorithm, plan.mode, true, "", {}, 0, plan.compute_seconds(), {}, {}, {}, {}, {}};
       if (!simulator::algorithm_serves(algorithm, plan.mode)) {
         result.available = false;
         result.note = fmt::format("{} has no reduce_scatter or allgather schedule; hybrid needs both", algorithm);

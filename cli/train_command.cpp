@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/checked_option.hpp"
+#include "collectives/selection_table.hpp"
 #include "training_harness/cifar_io.hpp"
 #include "training_harness/miniimagenet_io.hpp"
 #include "cli/cli_util.hpp"
@@ -33,6 +34,7 @@ struct TrainArguments {
   std::string data;
   std::string synthetic;  // empty: not given
   std::string bucket = "25M";
+  std::string tuning;  // --tuning FILE: the table --algo auto runs from
   std::string backend = "auto";
   std::string compute = "cpu";
   int ranks = 1;
@@ -82,6 +84,8 @@ int run_on(Communicator& comm, const TrainArguments& arguments, const std::strin
         std::fflush(stdout);
       });
   if (!print) return 0;
+  for (const SelectionChoice& choice : result.auto_choices)
+    fmt::print("# auto: all-reduce of {} B ran {} (segment {} B)\n", choice.bytes, choice.algorithm, choice.segment_bytes);
   for (const training::CollectiveUse& use : result.collectives)
     if (use.calls_per_step > 0)
       fmt::print("# per step: {} x{:g}, {:.0f} B\n", use.name, use.calls_per_step, use.bytes_per_step);
@@ -117,6 +121,9 @@ void add_train_options(CLI::App* command, TrainArguments& a) {
       ->capture_default_str();
   command->add_option("--weight-decay", config.sgd.weight_decay, "L2 weight decay")->check(number_in({0, 1}))->capture_default_str();
   command->add_option("--seed", config.seed, "Seed of the initial weights")->capture_default_str();
+  command->add_option("--tuning", a.tuning,
+                      "Selection table (ringlab.tuning/1, from `ringlab tune`) that --algo auto runs from: each "
+                      "all-reduce (gradient bucket) runs the algorithm it chooses for that size (dp mode)");
   command->add_option("--bucket-bytes", a.bucket, "Gradient bucket size for the all-reduce (K/M suffixes)")
       ->capture_default_str();
   command->add_option("--log-every", a.log_every, "Print every K-th step")->capture_default_str();
@@ -153,6 +160,11 @@ CommandRunner add_train_command(CLI::App& app, const std::string& command_line) 
     if (!a.data.empty() && a.run.synthetic_records > 0)
       throw std::invalid_argument("give either --data DIR or --synthetic N, not both");
     a.run.config.bucket_bytes = static_cast<std::size_t>(parse_size(a.bucket));
+    if (!a.tuning.empty()) {
+      if (a.run.config.algorithm != training::auto_algorithm_name)
+        throw std::invalid_argument("--tuning FILE is read for --algo auto; give --algo auto or drop --tuning");
+      a.run.config.tuning = std::make_shared<const SelectionTable>(read_selection_table(a.tuning));
+    }
     if (a.log_every < 1) throw std::invalid_argument("--log-every must be at least 1");
     a.run.config.execute.timeout = checked_timeout(a.timeout_seconds);
     a.fault = fault_from_environment();

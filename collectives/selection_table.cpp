@@ -148,6 +148,10 @@ SelectionTable read_selection_table(const std::string& path) {
   return selection_table_from_json(io::read_json_input(path, "tuning table"), fmt::format("tuning table '{}'", path));
 }
 
+nlohmann::json to_json(const SelectionChoice& choice) {
+  return {{"bytes", choice.bytes}, {"algorithm", choice.algorithm}, {"segment_bytes", choice.segment_bytes}};
+}
+
 std::string describe(const SelectionTable& table) {
   std::size_t digest = 0;
   for (const SelectionRule& rule : table.rules) {

@@ -33,6 +33,13 @@ struct SelectionRule {
   double margin = 0;
 };
 
+// What a table chose for one call of `bytes` (reports of `--algo auto` runs).
+struct SelectionChoice {
+  std::int64_t bytes = 0;
+  std::string algorithm;
+  std::int64_t segment_bytes = 0;
+};
+
 struct SelectionTable {
   nlohmann::json source;  // how it was made: command, topology, model, type, op (free-form object)
   std::vector<SelectionRule> rules;  // sorted by (collective, nranks, min_bytes)
@@ -47,6 +54,8 @@ const SelectionRule& select_rule(const SelectionTable& table, Collective collect
 std::vector<SelectionRule> merge_rules(std::vector<SelectionRule> rules);
 
 nlohmann::json to_json(const SelectionTable& table);
+// {"bytes", "algorithm", "segment_bytes"}.
+nlohmann::json to_json(const SelectionChoice& choice);
 // Checks the shape and every value; throws std::invalid_argument naming the JSON path and what
 // to write. Algorithm names are checked against the registry (an unknown name is refused).
 SelectionTable selection_table_from_json(const nlohmann::json& document, const std::string& where);

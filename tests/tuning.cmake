@@ -71,3 +71,23 @@ endif()
 add_test(NAME cli.tune_mpich_json_refuses_swing COMMAND ${expect_failure}
          "--mpich-json: MPICH has no all-reduce for 'swing'" $<TARGET_FILE:ringlab>
          tune --topology switch:4 --algo ring,swing --mpich-json ${tuning_dir}/refused.json --force)
+
+# train and replay run --algo auto from a table too (dp mode): each all-reduce size says what ran,
+# on standard output and in the report; hybrid mode refuses auto (it also needs RS and AG).
+add_test(NAME cli.train_replay_auto
+         COMMAND bash -c "set -e; \"$1\" tune --topology host-shm:2 --ranks 2 -b 1K -e 256M -f 4 --json \"$2/t2.json\" --force --quiet
+                          \"$1\" train --mode dp --backend threads --ranks 2 --synthetic 64 --steps 2 --algo auto --tuning \"$2/t2.json\" \
+                            --bucket-bytes 1M --json \"$2/train-auto.json\" --force | grep -c '^# auto: all-reduce of' | sed 's/^/train auto lines: /'
+                          grep -c '\"segment_bytes\"' \"$2/train-auto.json\" | sed 's/^/train report choices: /'
+                          \"$1\" replay --workload alexnet --backend threads --ranks 2 --iterations 2 --device-tflops 10 --mode both \
+                            --algo auto --tuning \"$2/t2.json\" --json \"$2/replay-auto.json\" --force | grep -c '^# auto: all-reduce of' | sed 's/^/replay auto lines: /'
+                          grep -c 'auto chooses the all-reduce only' \"$2/replay-auto.json\" | sed 's/^/replay hybrid refused: /'"
+                 _ $<TARGET_FILE:ringlab> ${tuning_dir})
+set_tests_properties(cli.train_replay_auto PROPERTIES TIMEOUT 180 PROCESSORS 2 PASS_REGULAR_EXPRESSION
+                     "train auto lines: 7\ntrain report choices: 7\nreplay auto lines: 5\nreplay hybrid refused: 1")
+add_test(NAME cli.train_auto_needs_tuning COMMAND ${expect_failure}
+         "--algo auto runs what a tuning table chooses: give --tuning FILE" $<TARGET_FILE:ringlab>
+         train --mode dp --backend threads --ranks 2 --synthetic 8 --steps 1 --algo auto)
+add_test(NAME cli.replay_tuning_needs_auto COMMAND ${expect_failure}
+         "--tuning FILE is read for --algo auto" $<TARGET_FILE:ringlab>
+         replay --workload alexnet --ranks 2 --device-tflops 10 --algo ring --tuning ${tuning_dir}/t2.json)

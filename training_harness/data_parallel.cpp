@@ -17,7 +17,7 @@ class DataParallelTrainer final : public Trainer {
   DataParallelTrainer(const TrainConfig& config, Communicator& comm, const Compute& compute)
       : config_(config),
         compute_(compute),
-        collectives_(comm, config.algorithm, false, config.execute),
+        collectives_(comm, config.algorithm, false, config.execute, config.tuning.get()),
         model_(build_backbone(config.model, config.seed)),
         sgd_(config.sgd) {
     append_full_head(model_, config.model, config.seed);

@@ -57,7 +57,7 @@ class HybridTrainer final : public Trainer {
         compute_(compute),
         nranks_(comm.size()),
         rank_(comm.rank()),
-        collectives_(comm, config.algorithm, true, config.execute),
+        collectives_(comm, config.algorithm, true, config.execute, config.tuning.get()),
         backbone_(build_backbone(config.model, config.seed)),
         sgd_(config.sgd) {
     const std::vector<int> widths = head_widths(config.model);

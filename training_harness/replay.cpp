@@ -21,11 +21,11 @@ PhaseTotals per_iteration(const CollectiveTotals& totals, int iterations) {
 }  // namespace
 
 ReplayResult run_replay(Communicator& comm, const IterationPlan& plan, const std::string& algorithm, int iterations,
-                        const ExecuteOptions& options) {
+                        const ExecuteOptions& options, const SelectionTable* tuning) {
   if (plan.nranks != comm.size())
     throw std::invalid_argument(fmt::format("the plan is for {} ranks, the job has {}", plan.nranks, comm.size()));
   if (iterations < 1) throw std::invalid_argument("--iterations must be at least 1");
-  TimedCollectives collectives(comm, algorithm, plan.mode == ReplayMode::hybrid, options);
+  TimedCollectives collectives(comm, algorithm, plan.mode == ReplayMode::hybrid, options, tuning);
   std::vector<float> gradients(static_cast<std::size_t>(plan.totals(PhaseKind::allreduce).bytes / 4), 1.0f);
   std::vector<float> activations(static_cast<std::size_t>(
                                      std::max(plan.largest_count(PhaseKind::allgather),
@@ -67,6 +67,7 @@ ReplayResult run_replay(Communicator& comm, const IterationPlan& plan, const std
   result.allreduce = per_iteration(collectives.allreduce_totals(), iterations);
   result.allgather = per_iteration(collectives.allgather_totals(), iterations);
   result.reduce_scatter = per_iteration(collectives.reduce_scatter_totals(), iterations);
+  result.auto_choices = collectives.auto_choices();
   return result;
 }
 

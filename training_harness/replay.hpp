@@ -26,10 +26,12 @@ struct ReplayResult {
   std::vector<IterationTimes> iterations;
   // Calls and buffer bytes per iteration, counted from the calls the ranks made.
   PhaseTotals allreduce, allgather, reduce_scatter;
+  std::vector<SelectionChoice> auto_choices;  // algorithm "auto": what each all-reduce size ran
 };
 
 // Collective over comm's ranks; every rank passes the same plan (plan.nranks == comm.size()).
+// Algorithm "auto" runs what `tuning` chooses per all-reduce size.
 ReplayResult run_replay(Communicator& comm, const IterationPlan& plan, const std::string& algorithm, int iterations,
-                        const ExecuteOptions& options);
+                        const ExecuteOptions& options, const SelectionTable* tuning = nullptr);
 
 }  // namespace ringlab::training

@@ -44,6 +44,8 @@ nlohmann::json make_train_report(const TrainRunContext& context, const TrainRunO
   for (const CollectiveUse& use : result.collectives)
     collectives[use.name] = {{"calls_per_step", use.calls_per_step}, {"bytes_per_step", use.bytes_per_step}};
   const StepSummary mean = mean_of_timed_steps(result);
+  nlohmann::json auto_choices = nlohmann::json::array();  // --algo auto: per all-reduce size, what ran
+  for (const SelectionChoice& choice : result.auto_choices) auto_choices.push_back(to_json(choice));
   const auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
   return {
       {"schema", train_schema},
@@ -77,6 +79,7 @@ nlohmann::json make_train_report(const TrainRunContext& context, const TrainRunO
         {"gradient_buckets", result.gradient_buckets},
         {"parameter_abs_sum", result.parameter_checksum}}},
       {"collectives_per_step", collectives},
+      {"auto_choices", auto_choices},
       {"steps", steps},
       {"summary",
        {{"timed_steps", mean.step},

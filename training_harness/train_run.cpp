@@ -101,6 +101,7 @@ TrainRunResult run_training(Communicator& comm, const TrainRunOptions& options,
         std::pair{"reduce_scatter", collectives.reduce_scatter_totals()}})
     result.collectives.push_back({name, static_cast<double>(totals.calls) / options.steps,
                                   static_cast<double>(totals.bytes) / options.steps});
+  result.auto_choices = collectives.auto_choices();
   double checksum = 0.0;
   for (float value : trainer->gather_parameters()) checksum += std::abs(static_cast<double>(value));
   result.parameter_checksum = checksum;

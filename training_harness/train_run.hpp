@@ -50,6 +50,7 @@ struct CollectiveUse {
 struct TrainRunResult {
   std::vector<StepSummary> steps;
   std::vector<CollectiveUse> collectives;  // allreduce, allgather, reduce_scatter
+  std::vector<SelectionChoice> auto_choices;    // --algo auto: what each all-reduce size ran
   ParameterCounts parameters;
   std::size_t gradient_buckets = 0;
   std::uint64_t data_records = 0;

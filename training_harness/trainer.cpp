@@ -30,7 +30,7 @@ void check_config(const TrainConfig& config, int nranks) {
   if (config.mode == Mode::single && nranks != 1)
     throw std::invalid_argument(
         fmt::format("--mode single runs on one rank, but the job has {}; use --mode dp or hybrid, or one rank", nranks));
-  check_algorithm(config.algorithm, config.mode == Mode::hybrid);
+  check_algorithm(config.algorithm, config.mode == Mode::hybrid, config.tuning != nullptr);
   if (config.global_batch < 1) throw std::invalid_argument("--batch must be at least 1");
   if (config.global_batch % nranks != 0)
     throw std::invalid_argument(fmt::format("--batch {} (global) must be a multiple of the {} ranks; try --batch {}",

@@ -36,6 +36,7 @@ struct TrainConfig {
   std::uint64_t seed = 1;
   std::size_t bucket_bytes = std::size_t{25} << 20;  // DDP's default bucket size
   ExecuteOptions execute;
+  std::shared_ptr<const SelectionTable> tuning;  // --tuning FILE: what --algo auto runs per all-reduce size
 };
 
 // Throws std::invalid_argument with the fix when the configuration cannot run on `nranks`.

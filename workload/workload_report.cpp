@@ -75,6 +75,11 @@ nlohmann::json to_json(const ModeResult& result) {
   nlohmann::json iterations = nlohmann::json::array();
   for (const IterationTimes& times : result.iterations) iterations.push_back(to_json(times));
   entry["iterations"] = iterations;
+  if (!result.auto_choices.empty()) {
+    nlohmann::json choices = nlohmann::json::array();
+    for (const SelectionChoice& choice : result.auto_choices) choices.push_back(ringlab::to_json(choice));
+    entry["auto_choices"] = choices;
+  }
   return entry;
 }
 

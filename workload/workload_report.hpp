@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "collectives/selection_table.hpp"
 #include "report/machine_info.hpp"
 #include "workload/workload.hpp"
 #include "workload/workload_plan.hpp"
@@ -40,6 +41,7 @@ struct ModeResult {
   double planned_compute_seconds = 0;  // from the profile
   PhaseTotals allreduce, allgather, reduce_scatter;  // per iteration
   std::vector<IterationTimes> iterations;            // measured runs only
+  std::vector<SelectionChoice> auto_choices;         // --algo auto: what each all-reduce size ran
 };
 
 struct WorkloadRunDescription {
