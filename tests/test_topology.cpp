@@ -287,6 +287,8 @@ TEST(TopologyJson, EveryPresetRoundTrips) {
                                : info.name == "torus2d"   ? "torus2d:3x4"
                                : info.name == "nvswitch"  ? "nvswitch:4,nodes=3"
                                : info.name == "host-shm" ? "host-shm:6,cores=4"
+                               : info.name.find('-') != std::string_view::npos && info.name != "fully-connected"
+                                   ? std::string(info.name) + ",nodes=2"
                                                           : std::string(info.name) + ":5";
     const Topology original = make_preset_topology(preset);
     const nlohmann::json document = to_json(original);
