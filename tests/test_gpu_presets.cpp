@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "topology/presets.hpp"
+#include "topology/rank_groups.hpp"
 #include "topology/routing.hpp"
 #include "topology/symmetry.hpp"
 
@@ -38,7 +39,7 @@ double link_between(const Topology& topology, NodeId a, NodeId b) {
   return 0;
 }
 
-TEST(GpuPresets, NvswitchMachinesCarryTheirSpecSheetNumbers) {
+TEST(TopologyGpuPresets, NvswitchMachinesCarryTheirSpecSheetNumbers) {
   const std::vector<std::pair<std::string, std::pair<double, double>>> machines = {
       {"dgx-a100", {300e9, 25e9}}, {"dgx-h100", {450e9, 50e9}}, {"hgx-h100", {450e9, 50e9}}};
   for (const auto& [name, numbers] : machines) {
@@ -63,7 +64,7 @@ TEST(GpuPresets, NvswitchMachinesCarryTheirSpecSheetNumbers) {
 }
 
 // The GPU reduces at its memory bandwidth (datasheets): 3 bytes moved per byte reduced.
-TEST(GpuPresets, GammaComesFromTheGpuMemoryBandwidth) {
+TEST(TopologyGpuPresets, GammaComesFromTheGpuMemoryBandwidth) {
   EXPECT_DOUBLE_EQ(*make_preset_topology("dgx-a100").gamma_seconds_per_byte(), 3 / 2039e9);
   EXPECT_DOUBLE_EQ(*make_preset_topology("dgx-h100,nodes=2").gamma_seconds_per_byte(), 3 / 3.35e12);
   EXPECT_DOUBLE_EQ(*make_preset_topology("dgx1-v100").gamma_seconds_per_byte(), 3 / 900e9);
@@ -71,7 +72,7 @@ TEST(GpuPresets, GammaComesFromTheGpuMemoryBandwidth) {
   EXPECT_FALSE(make_preset_topology("nvswitch:8").gamma_seconds_per_byte().has_value());
 }
 
-TEST(GpuPresets, NicIsChosenByNameOrOverridden) {
+TEST(TopologyGpuPresets, NicIsChosenByNameOrOverridden) {
   const auto first_link = [](const std::string& preset) {
     const Topology topology = make_preset_topology(preset);
     const Route route = Router(topology).route(0, 8);
@@ -89,12 +90,12 @@ TEST(GpuPresets, NicIsChosenByNameOrOverridden) {
 
 // NVIDIA's DGX-1 with V100 whitepaper: each GPU has 6 NVLinks; a cube whose 12 edges are NVLinks
 // (some doubled) and two opposite faces with their diagonals; 8 pairs with 2 links, 8 with 1.
-TEST(GpuPresets, Dgx1HasTheHybridCubeMeshLinks) {
+TEST(TopologyGpuPresets, Dgx1HasTheHybridCubeMeshLinks) {
   const Topology topology = make_preset_topology("dgx1-v100");
   EXPECT_EQ(topology.num_endpoints(), 8);
   EXPECT_EQ(topology.num_switches(), 4 + 2);           // PCIe switches, CPUs
   EXPECT_EQ(topology.num_links(), 16 + 8 + 4 + 1);     // NVLink pairs, GPU-switch, switch-CPU, CPU-CPU
-  EXPECT_FALSE(topology.rank_symmetry().has_value());  // none declared
+  EXPECT_TRUE(rank_symmetry_holds(topology));          // swapping the quads
   std::map<double, int> pairs;
   for (NodeId a = 0; a < 8; ++a) {
     double links = 0;
@@ -114,7 +115,7 @@ TEST(GpuPresets, Dgx1HasTheHybridCubeMeshLinks) {
   EXPECT_DOUBLE_EQ(link_between(topology, 0, 1), 25e9);
 }
 
-TEST(GpuPresets, Dgx1RoutesOverOneIntermediateGpuWithoutAnNvlink) {
+TEST(TopologyGpuPresets, Dgx1RoutesOverOneIntermediateGpuWithoutAnNvlink) {
   const Topology topology = make_preset_topology("dgx1-v100");
   Router router(topology);
   for (int a = 0; a < 8; ++a)
@@ -140,10 +141,12 @@ TEST(GpuPresets, Dgx1RoutesOverOneIntermediateGpuWithoutAnNvlink) {
   EXPECT_EQ(path_names(two, across), (std::vector<std::string>{"node0.gpu0", "node0.pcie-switch0", "unit0.rail0.leaf",
                                                                "node1.pcie-switch0", "node1.gpu1"}));
   EXPECT_DOUBLE_EQ(across.bottleneck_bandwidth, 12.5e9);
-  EXPECT_TRUE(rank_symmetry_holds(two));  // turning nodes; nothing turns within one
+  EXPECT_TRUE(rank_symmetry_holds(two));
+  EXPECT_EQ(ranks_per_node(topology), 4);  // one node: the quad
+  EXPECT_EQ(ranks_per_node(two), 8);       // nodes: the node
 }
 
-TEST(GpuPresets, PcieBoxWithPeerToPeerCrossesSwitchesOrTheHostBridge) {
+TEST(TopologyGpuPresets, PcieBoxWithPeerToPeerCrossesSwitchesOrTheHostBridge) {
   const Topology topology = make_preset_topology("pcie-box");
   EXPECT_EQ(topology.num_endpoints(), 8);
   EXPECT_EQ(topology.num_switches(), 3);
@@ -159,12 +162,13 @@ TEST(GpuPresets, PcieBoxWithPeerToPeerCrossesSwitchesOrTheHostBridge) {
   const Topology two = make_preset_topology("pcie-box,switches=4,gpus_per_switch=2,nodes=2");
   EXPECT_EQ(two.num_switches(), 2 * 5 + 4 + 1);
   EXPECT_TRUE(rank_symmetry_holds(two));
+  EXPECT_EQ(ranks_per_node(two), 8);
   EXPECT_EQ(path_names(two, Router(two).route(2, 11)),
             (std::vector<std::string>{"node0.gpu2", "node0.pcie-switch1", "unit0.rail1.leaf", "node1.pcie-switch1",
                                       "node1.gpu3"}));
 }
 
-TEST(GpuPresets, PcieBoxWithoutPeerToPeerStagesEveryTransferInHostMemory) {
+TEST(TopologyGpuPresets, PcieBoxWithoutPeerToPeerStagesEveryTransferInHostMemory) {
   const Topology topology = make_preset_topology("pcie-box,p2p=off");
   EXPECT_EQ(topology.num_switches(), 1);
   EXPECT_EQ(topology.num_links(), 8);
@@ -190,7 +194,7 @@ TEST(GpuPresets, PcieBoxWithoutPeerToPeerStagesEveryTransferInHostMemory) {
   EXPECT_TRUE(rank_symmetry_holds(two));
 }
 
-TEST(GpuPresets, BadParametersAreNamed) {
+TEST(TopologyGpuPresets, BadParametersAreNamed) {
   const std::vector<std::pair<const char*, const char*>> cases = {
       {"dgx-a100,nic=ib300", "parameter nic='ib300' must be one of: ib100, ib200, ib400, roce100"},
       {"dgx-a100:8", "takes no size after ':'; set its parameters instead, e.g. dgx-a100,nodes=..."},

@@ -28,9 +28,12 @@ struct Layout {
 // machine's own (or one digit of gpus that does not turn).
 RankSymmetry cluster_symmetry(const NodeTemplate& machine, const Layout& layout, std::int64_t per_unit,
                               std::size_t size) {
-  std::vector<NodeTemplate::LocalTurn> inner =
-      machine.turns ? *machine.turns : std::vector<NodeTemplate::LocalTurn>{{machine.gpus, {}, {}}};
   const bool network = layout.nodes > 1;
+  // With a network the innermost digit is the node (ranks_per_node, rank_groups.hpp): a machine of
+  // several digits counts as one that does not turn.
+  std::vector<NodeTemplate::LocalTurn> inner =
+      machine.turns && !(network && machine.turns->size() > 1) ? *machine.turns
+                                                               : std::vector<NodeTemplate::LocalTurn>{{machine.gpus, {}, {}}};
   RankSymmetry symmetry;
   const auto identity = [&] {
     std::vector<NodeId> turn(size);

@@ -50,8 +50,8 @@ struct FabricShape {
 
 // GPU n * gpus + g is GPU g of node n ("node<n>.gpu<g>"); then the nodes' switches node by node;
 // then with nodes > 1 a leaf per (unit, rail) and one spine. Declares the rank symmetry (unit,
-// node in unit, the machine's digits) when the units are whole, or the machine's alone with one
-// node. Throws std::invalid_argument past the size limits.
+// node in unit, the machine's one digit or a node's GPUs not turning) when the units are whole,
+// or the machine's digits alone with one node. Throws std::invalid_argument past the size limits.
 Topology replicated_cluster(const std::string& text, const NodeTemplate& machine, const FabricShape& fabric);
 
 }  // namespace ringlab::presets

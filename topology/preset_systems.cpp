@@ -78,7 +78,9 @@ Topology nvswitch_system(const PresetArguments& arguments) {
 // Local ids: GPUs 0-7, pcie-switch0-3 (8-11: GPUs 2s and 2s+1 and NIC s under switch s), cpu0 (12:
 // switches 0 and 1) and cpu1 (13). The NVLinks of the hybrid cube-mesh: each GPU has 6, the pairs
 // below with 2 have one link of twice the bandwidth. GPUs relay (two GPUs without an NVLink
-// between them route over one that has both); no rank symmetry is declared within a node.
+// between them route over one that has both). Swapping the quads (GPU i -> i + 4 mod 8, switch s
+// -> s + 2 mod 4, cpu0 <-> cpu1) maps the node onto itself: ranks are digits (quad, GPU in quad),
+// the second not turning.
 Topology dgx1_v100(const PresetArguments& arguments) {
   arguments.require_no_size();
   const LinkDirection nvlink{arguments.bandwidth("nvlink_bw"), arguments.latency("nvlink_lat")};
@@ -101,6 +103,8 @@ Topology dgx1_v100(const PresetArguments& arguments) {
     machine.nic_ports.push_back(1);
   }
   machine.links.push_back({12, 13, {arguments.bandwidth("cpu_bw"), arguments.latency("cpu_lat")}});
+  NodeTemplate::LocalTurn quads{2, {4, 5, 6, 7, 0, 1, 2, 3, 10, 11, 8, 9, 13, 12}, {2, 3, 0, 1}};
+  machine.turns = std::vector<NodeTemplate::LocalTurn>{std::move(quads), {4, {}, {}}};
   return with_gpu_gamma(replicated_cluster(arguments.text(), machine, fabric_shape(arguments, nic_link(arguments))), arguments);
 }
 
