@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/topology_test_helpers.hpp"
 #include "topology/presets.hpp"
 #include "topology/rank_groups.hpp"
 #include "topology/routing.hpp"
@@ -24,21 +25,8 @@
 namespace ringlab {
 namespace {
 
-// The node names along a route, source first.
-std::vector<std::string> path_names(const Topology& topology, const Route& route) {
-  std::vector<std::string> names{topology.node(route.source).name};
-  for (DirectedLinkId link : route.links) names.push_back(topology.node(topology.directed_link(link).to).name);
-  return names;
-}
-
-std::string error_of(const std::function<void()>& action) {
-  try {
-    action();
-  } catch (const std::invalid_argument& error) {
-    return error.what();
-  }
-  return "(no error)";
-}
+using test_support::error_of;
+using test_support::path_names;
 
 TEST(TopologyPresets, RingPartnerAtDistanceCostsThatManyHops) {
   const Topology topology = make_preset_topology("ring:8");

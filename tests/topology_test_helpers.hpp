@@ -1,0 +1,31 @@
+// Helpers the topology tests share.
+#pragma once
+
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "topology/routing.hpp"
+#include "topology/topology.hpp"
+
+namespace ringlab::test_support {
+
+// The node names along a route, source first.
+inline std::vector<std::string> path_names(const Topology& topology, const Route& route) {
+  std::vector<std::string> names{topology.node(route.source).name};
+  for (DirectedLinkId link : route.links) names.push_back(topology.node(topology.directed_link(link).to).name);
+  return names;
+}
+
+// The message of the std::invalid_argument the action throws, "(no error)" when none.
+inline std::string error_of(const std::function<void()>& action) {
+  try {
+    action();
+  } catch (const std::invalid_argument& error) {
+    return error.what();
+  }
+  return "(no error)";
+}
+
+}  // namespace ringlab::test_support
