@@ -50,6 +50,10 @@ TEST(TopologyGpuPresets, NvswitchMachinesCarryTheirSpecSheetNumbers) {
     EXPECT_TRUE(rank_symmetry_holds(two)) << name;
   }
   EXPECT_EQ(make_preset_topology("dgx-a100,gpus=4").num_endpoints(), 4);
+  EXPECT_EQ(ranks_per_node(make_preset_topology("dgx-h100,nodes:4")), 8);
+  // A partial unit of leaf_ports nodes: the units differ, so no symmetry is declared.
+  EXPECT_FALSE(make_preset_topology("dgx-a100,nodes=3,leaf_ports=2").rank_symmetry().has_value());
+  EXPECT_TRUE(rank_symmetry_holds(make_preset_topology("dgx-a100,nodes=4,leaf_ports=2,taper=2")));
 }
 
 // The GPU reduces at its memory bandwidth (datasheets): 3 bytes moved per byte reduced.
