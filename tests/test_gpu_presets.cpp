@@ -18,7 +18,6 @@
 namespace ringlab {
 namespace {
 
-using test_support::error_of;
 using test_support::path_names;
 
 // The bandwidth of the link joining two nodes, 0 when none does.
@@ -202,10 +201,7 @@ TEST(TopologyGpuPresets, BadParametersAreNamed) {
       {"dgx-a100,nodes=200000", "the limits are"},
       {"dgx-a100,gpu_mem_bw=2e3", "gpu_mem_bw gives a gamma of 0.0015 s/B"},
   };
-  for (const auto& [preset, expected] : cases) {
-    const std::string message = error_of([&] { make_preset_topology(preset); });
-    EXPECT_NE(message.find(expected), std::string::npos) << preset << " gave: " << message;
-  }
+  test_support::expect_preset_errors(cases);
 }
 
 }  // namespace

@@ -194,10 +194,7 @@ TEST(TopologyPresets, BadPresetsNameWhatIsWrong) {
       {"torus2d:2048x2048", "the limit is 1048576"},
       {"nvswitch:8,nodes=1000000", "the limits are"},
   };
-  for (const auto& [preset, expected] : cases) {
-    const std::string message = error_of([&] { make_preset_topology(preset); });
-    EXPECT_NE(message.find(expected), std::string::npos) << preset << " gave: " << message;
-  }
+  test_support::expect_preset_errors(cases);
 }
 
 TEST(TopologyRoutes, AreDeterministicAndIndependentOfTheCache) {

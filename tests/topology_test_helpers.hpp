@@ -1,11 +1,15 @@
 // Helpers the topology tests share.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "topology/presets.hpp"
 #include "topology/routing.hpp"
 #include "topology/topology.hpp"
 
@@ -26,6 +30,15 @@ inline std::string error_of(const std::function<void()>& action) {
     return error.what();
   }
   return "(no error)";
+}
+
+// Each (preset, text): building the preset throws std::invalid_argument whose message has the text.
+inline void expect_preset_errors(const std::vector<std::pair<const char*, const char*>>& cases) {
+  for (const auto& [preset, expected] : cases) {
+    const char* text = preset;
+    const std::string message = error_of([text] { make_preset_topology(text); });
+    EXPECT_NE(message.find(expected), std::string::npos) << preset << " gave: " << message;
+  }
 }
 
 }  // namespace ringlab::test_support
