@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/topology_test_helpers.hpp"
 #include "topology/presets.hpp"
 #include "topology/rank_groups.hpp"
 #include "topology/routing.hpp"
@@ -24,21 +25,8 @@
 namespace ringlab {
 namespace {
 
-// The node names along a route, source first.
-std::vector<std::string> path_names(const Topology& topology, const Route& route) {
-  std::vector<std::string> names{topology.node(route.source).name};
-  for (DirectedLinkId link : route.links) names.push_back(topology.node(topology.directed_link(link).to).name);
-  return names;
-}
-
-std::string error_of(const std::function<void()>& action) {
-  try {
-    action();
-  } catch (const std::invalid_argument& error) {
-    return error.what();
-  }
-  return "(no error)";
-}
+using test_support::error_of;
+using test_support::path_names;
 
 TEST(TopologyPresets, RingPartnerAtDistanceCostsThatManyHops) {
   const Topology topology = make_preset_topology("ring:8");
@@ -206,10 +194,7 @@ TEST(TopologyPresets, BadPresetsNameWhatIsWrong) {
       {"torus2d:2048x2048", "the limit is 1048576"},
       {"nvswitch:8,nodes=1000000", "the limits are"},
   };
-  for (const auto& [preset, expected] : cases) {
-    const std::string message = error_of([&] { make_preset_topology(preset); });
-    EXPECT_NE(message.find(expected), std::string::npos) << preset << " gave: " << message;
-  }
+  test_support::expect_preset_errors(cases);
 }
 
 TEST(TopologyRoutes, AreDeterministicAndIndependentOfTheCache) {
@@ -287,6 +272,8 @@ TEST(TopologyJson, EveryPresetRoundTrips) {
                                : info.name == "torus2d"   ? "torus2d:3x4"
                                : info.name == "nvswitch"  ? "nvswitch:4,nodes=3"
                                : info.name == "host-shm" ? "host-shm:6,cores=4"
+                               : info.name.find('-') != std::string_view::npos && info.name != "fully-connected"
+                                   ? std::string(info.name) + ",nodes=2"
                                                           : std::string(info.name) + ":5";
     const Topology original = make_preset_topology(preset);
     const nlohmann::json document = to_json(original);

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "topology/presets.hpp"
 #include "topology/topology.hpp"
@@ -25,6 +27,8 @@ class PresetArguments {
   bool has(std::string_view key) const { return values_.count(std::string(key)) != 0; }
   double bandwidth(std::string_view key) const;  // bytes/s, finite and > 0
   double latency(std::string_view key) const;    // seconds, finite and >= 0
+  // A parameter whose value is one of a list of names ("on", "off"; a NIC's name).
+  std::string word(std::string_view key, const std::vector<std::string_view>& allowed) const;
 
  private:
   std::string raw(std::string_view key) const;
@@ -37,6 +41,10 @@ class PresetArguments {
   std::map<std::string, std::string> values_;
 };
 
+// The NIC link of a multi-node preset: the named nic's bandwidth and latency (preset_nics.cpp), or
+// nic_bw and nic_lat where given.
+LinkDirection nic_link(const PresetArguments& arguments);
+
 Topology fully_connected(const PresetArguments& arguments);
 Topology single_switch(const PresetArguments& arguments);
 Topology ring(const PresetArguments& arguments);
@@ -45,5 +53,8 @@ Topology pcie_tree(const PresetArguments& arguments);
 Topology nvswitch_cluster(const PresetArguments& arguments);
 Topology host_shm(const PresetArguments& arguments);
 Topology dragonfly(const PresetArguments& arguments);
+Topology nvswitch_system(const PresetArguments& arguments);  // dgx-a100, dgx-h100, hgx-h100
+Topology dgx1_v100(const PresetArguments& arguments);
+Topology pcie_box(const PresetArguments& arguments);
 
 }  // namespace ringlab::presets

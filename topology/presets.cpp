@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -19,9 +20,34 @@ using presets::PresetArguments;
 using Builder = Topology (*)(const PresetArguments&);
 
 // In the order of preset_catalog().
-constexpr std::array<Builder, 8> builders = {presets::fully_connected, presets::single_switch, presets::ring,
-                                             presets::torus2d,         presets::pcie_tree,     presets::nvswitch_cluster,
-                                             presets::host_shm,        presets::dragonfly};
+constexpr std::array<Builder, 13> builders = {
+    presets::fully_connected, presets::single_switch,   presets::ring,            presets::torus2d,
+    presets::pcie_tree,       presets::nvswitch_cluster, presets::host_shm,        presets::dragonfly,
+    presets::nvswitch_system, presets::nvswitch_system,  presets::nvswitch_system, presets::dgx1_v100,
+    presets::pcie_box};
+
+// A machine's parameters between nodes (first) and the network's (nic, nic_bw, nic_lat,
+// leaf_ports, taper) of a multi-node preset.
+std::vector<PresetParameter> cluster_parameters(std::string_view nic, std::vector<PresetParameter> machine) {
+  std::vector<PresetParameter> parameters = {{"nodes", "1", "number of nodes M (nodes:M)"}};
+  parameters.insert(parameters.end(), machine.begin(), machine.end());
+  parameters.insert(parameters.end(),
+                    {{"nic", nic, "NIC: ib100|ib200|ib400|roce100|roce200|roce400|efa-p4d|efa-p5|tcp25|tcp100"},
+                     {"nic_bw", "(nic)", "NIC bandwidth, bytes/s, instead of the nic's"},
+                     {"nic_lat", "(nic)", "latency of every network link, s, instead of the nic's"},
+                     {"leaf_ports", "20", "nodes per leaf switch"},
+                     {"taper", "1", "spine taper T (T:1)"}});
+  return parameters;
+}
+
+// dgx-a100, dgx-h100, hgx-h100: nvswitch with the machine's numbers.
+std::vector<PresetParameter> nvswitch_system_parameters(std::string_view nvlink_bw, std::string_view meaning,
+                                                        PresetParameter memory, std::string_view nic) {
+  return cluster_parameters(nic, {{"gpus", "8", "GPUs a node used (1-8)"},
+                                  {"nvlink_bw", nvlink_bw, meaning},
+                                  {"nvlink_lat", "0.5e-6", "GPU-to-NVSwitch latency, s"},
+                                  memory});
+}
 
 std::string trim(std::string_view text) {
   const auto first = text.find_first_not_of(" \t");
@@ -125,6 +151,13 @@ double PresetArguments::latency(std::string_view key) const {
   return value;
 }
 
+std::string PresetArguments::word(std::string_view key, const std::vector<std::string_view>& allowed) const {
+  const std::string text = raw(key);
+  if (std::find(allowed.begin(), allowed.end(), text) == allowed.end())
+    fail(fmt::format("parameter {}='{}' must be one of: {}", key, io::printable(text), fmt::join(allowed, ", ")));
+  return text;
+}
+
 }  // namespace presets
 
 // Default numbers are per direction and describe a class of hardware (docs/topology-format.md).
@@ -169,6 +202,33 @@ const std::vector<PresetInfo>& preset_catalog() {
         {"local_lat", "0.35e-6", "router-to-router latency in a group, s (copper and a switch traversal)"},
         {"global_bw", "25e9", "bandwidth of one global port, bytes/s (trunked ports add up)"},
         {"global_lat", "0.5e-6", "global link latency, s (tens of metres of optical cable and a switch)"}}},
+      {"dgx-a100", "dgx-a100", "DGX A100 nodes: 8 A100 on NVSwitch, one HDR NIC a GPU (nvswitch's fabric)",
+       nvswitch_system_parameters("300e9", "GPU-to-NVSwitch bandwidth, bytes/s (12 NVLink 3 x 25 GB/s)",
+                                  {"gpu_mem_bw", "2039e9", "GPU memory bandwidth, bytes/s (A100 80GB); gamma = 3 / it"}, "ib200")},
+      {"dgx-h100", "dgx-h100", "DGX H100 nodes: 8 H100 on NVSwitch, one NDR NIC a GPU; NVLS not modelled",
+       nvswitch_system_parameters("450e9", "GPU-to-NVSwitch bandwidth, bytes/s (18 NVLink 4 x 25 GB/s)",
+                                  {"gpu_mem_bw", "3.35e12", "GPU memory bandwidth, bytes/s (H100 SXM); gamma = 3 / it"}, "ib400")},
+      {"hgx-h100", "hgx-h100", "an HGX H100 8-GPU board's server: as dgx-h100",
+       nvswitch_system_parameters("450e9", "GPU-to-NVSwitch bandwidth, bytes/s (18 NVLink 4 x 25 GB/s)",
+                                  {"gpu_mem_bw", "3.35e12", "GPU memory bandwidth, bytes/s (H100 SXM); gamma = 3 / it"}, "ib400")},
+      {"dgx1-v100", "dgx1-v100", "DGX-1 (V100) nodes: NVLink 2 hybrid cube-mesh, PCIe 3.0 tree, 4 EDR NICs",
+       cluster_parameters("ib100", {{"nvlink_bw", "25e9", "one NVLink 2 link, bytes/s (pairs with two: twice)"},
+                                    {"nvlink_lat", "0.5e-6", "NVLink latency, s"},
+                                    {"pcie_bw", "15.75e9", "PCIe 3.0 x16 bandwidth, bytes/s"},
+                                    {"pcie_lat", "0.5e-6", "PCIe link latency, s"},
+                                    {"cpu_bw", "38.4e9", "socket-to-socket bandwidth, bytes/s (2 QPI x 9.6 GT/s)"},
+                                    {"cpu_lat", "0.5e-6", "socket-to-socket latency, s"},
+                                    {"gpu_mem_bw", "900e9", "GPU memory bandwidth, bytes/s (V100 SXM2); gamma = 3 / it"}})},
+      {"pcie-box", "pcie-box", "GPUs under PCIe switches, peer-to-peer or staged through host memory",
+       cluster_parameters("roce100", {{"switches", "2", "PCIe switches (or root ports) a node"},
+                                      {"gpus_per_switch", "4", "GPUs under each"},
+                                      {"p2p", "on", "on: GPU to GPU through the switches; off: through host memory"},
+                                      {"gen", "4", "PCIe generation of the x16 links: 3, 4 or 5"},
+                                      {"bw", "(gen)", "GPU link bandwidth, bytes/s"},
+                                      {"uplink_bw", "(gen)", "switch uplink bandwidth, bytes/s"},
+                                      {"lat", "0.5e-6", "PCIe link latency, s"},
+                                      {"mem_bw", "204.8e9", "host memory bandwidth, bytes/s (p2p=off)"},
+                                      {"gpu_mem_bw", "1008e9", "GPU memory bandwidth, bytes/s (RTX 4090); gamma = 3 / it"}})},
   };
   return catalog;
 }
