@@ -77,7 +77,7 @@ nlohmann::json parse_json_text(std::string_view text, std::string_view source) {
   }
 }
 
-nlohmann::json read_json_input(const std::string& path, std::string_view what) {
+std::string read_text_input(const std::string& path, std::string_view what) {
   require_regular_file(path, what);
   const std::string named = fmt::format("{} '{}'", what, printable(path));
   std::error_code error;
@@ -94,7 +94,11 @@ nlohmann::json read_json_input(const std::string& path, std::string_view what) {
   if (file.bad()) throw std::invalid_argument(fmt::format("cannot read {}: an I/O error", named));
   if (text.size() > max_json_input_bytes)  // grew while read
     throw std::invalid_argument(fmt::format("{} has over {} bytes (512 MiB)", named, max_json_input_bytes));
-  return parse_json_text(text, named);
+  return text;
+}
+
+nlohmann::json read_json_input(const std::string& path, std::string_view what) {
+  return parse_json_text(read_text_input(path, what), fmt::format("{} '{}'", what, printable(path)));
 }
 
 }  // namespace ringlab::io
