@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
@@ -389,7 +390,7 @@ ParsedRun parse_json(const nlohmann::json& document, const std::string& source, 
     const nlohmann::json& args = document.at("args");
     const std::string program = args.front().is_string() ? args.front().get<std::string>() : std::string();
     const std::string name = program.substr(program.find_last_of('/') == std::string::npos ? 0 : program.find_last_of('/') + 1);
-    if (!name.starts_with("all_reduce_perf"))
+    if (!name.starts_with("all_reduce_perf") && !document.contains("ringlab"))  // ringlab bench -J: ringlab's name
       refuse(source + " args[0]", fmt::format("'{}' is not all_reduce_perf; ringlab reads all_reduce_perf's output only",
                                               io::printable(program)));
     header.command.clear();
@@ -407,8 +408,11 @@ ParsedRun parse_json(const nlohmann::json& document, const std::string& source, 
   if (!config.contains("devices") || !config.at("devices").is_array() || config.at("devices").empty())
     refuse(config_where + ".devices", "missing or empty, so the rank count is unknown");
   const nlohmann::json& devices = config.at("devices");
-  const std::int64_t nranks = per_process * static_cast<std::int64_t>(devices.size());
-  if (per_process < 1 || nranks > (std::int64_t{1} << 20))
+  // nccl-tests lists one device a process; ringlab bench -J one a rank (CPU ranks: ngpus 0), with its N.
+  const bool ringlab = document.contains("ringlab") && document.at("ringlab").is_object();
+  const std::int64_t nranks = ringlab ? json_field<std::int64_t>(document.at("ringlab"), "nranks", source + " ringlab")
+                                      : per_process * static_cast<std::int64_t>(devices.size());
+  if (nranks < 1 || nranks > (std::int64_t{1} << 20))
     refuse(config_where, fmt::format("{} ranks ({} processes x nthreads x ngpus) is outside [1, 1048576]", nranks, devices.size()));
   header.nranks = static_cast<int>(nranks);
   for (const nlohmann::json& device : devices) {
@@ -427,9 +431,8 @@ ParsedRun parse_json(const nlohmann::json& document, const std::string& source, 
 
   if (!document.contains("results") || !document.at("results").is_array())
     refuse(source + " results", "missing or not an array; the JSON is not nccl-tests' -J output");
-  NcclTestsTable table;
-  table.algorithm = algorithm;
   const nlohmann::json& results = document.at("results");
+  std::optional<NcclTestsLine> first;  // the run's first row
   for (std::size_t i = 0; i < results.size(); ++i) {
     const std::string where = fmt::format("{} results[{}]", source, i);
     const nlohmann::json& result = results[i];
@@ -442,10 +445,23 @@ ParsedRun parse_json(const nlohmann::json& document, const std::string& source, 
     line.in_place = figures_of(result, "in_place", where);
     if (result.contains("actual_iterations") && result.at("actual_iterations").is_number_integer())
       line.iterations = result.at("actual_iterations").get<int>();
-    check_line(line, header.nranks, where, table.lines.empty() ? nullptr : &table.lines.front());
-    table.lines.push_back(std::move(line));
+    check_line(line, header.nranks, where, first ? &*first : nullptr);
+    if (!first) first = line;
+    // nccl-tests leaves experiment_name empty; ringlab bench -J names the algorithm there.
+    const std::string name = result.contains("experiment_name") && result.at("experiment_name").is_string() &&
+                                     !result.at("experiment_name").get<std::string>().empty()
+                                 ? io::printable(result.at("experiment_name").get<std::string>())
+                                 : algorithm;
+    auto table = std::find_if(run.tables.begin(), run.tables.end(),
+                              [&name](const NcclTestsTable& known) { return known.algorithm == name; });
+    if (table == run.tables.end()) {
+      run.tables.push_back({});
+      table = std::prev(run.tables.end());
+      table->algorithm = name;
+    }
+    table->lines.push_back(std::move(line));
   }
-  if (table.lines.empty()) refuse(source + " results", "empty: the run timed no size");
+  if (run.tables.empty()) refuse(source + " results", "empty: the run timed no size");
   if (!document.contains("average_bus_bandwidth"))
     refuse(source, fmt::format("no average_bus_bandwidth after results[{}]: nccl-tests writes it after the last row, so "
                                "the run ended early; pass a whole run",
@@ -458,7 +474,6 @@ ParsedRun parse_json(const nlohmann::json& document, const std::string& source, 
                          "fix the run and measure again",
                          out_of_bounds));
   }
-  run.tables.push_back(std::move(table));
   return run;
 }
 

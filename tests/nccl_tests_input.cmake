@@ -56,3 +56,15 @@ set_tests_properties(cli.nccl_tests_emulate_round_trip PROPERTIES TIMEOUT 120
 add_test(NAME cli.nccl_tests_emulate_refuses_workload COMMAND ${expect_failure} "--emulate nccl prints the all-reduce sweep"
          $<TARGET_FILE:ringlab> simulate --emulate nccl --topology switch:4 --workload alexnet --device-tflops 10)
 set_tests_properties(cli.nccl_tests_emulate_refuses_workload PROPERTIES TIMEOUT 60)
+
+# ringlab bench's own nccl-tests table and -J JSON read back: one table per algorithm ("# Algorithm:
+# NAME", experiment_name), N from its "| 2 ranks |" line (text) or config.devices (JSON).
+add_test(NAME cli.nccl_tests_reads_bench_output
+         COMMAND bash -c "set -e; \"$0\" bench --backend threads --ranks 2 -b 8 -e 8K -f 8 -n 2 -w 1 \
+                            --algo ring,interval_paired --format nccl-tests -J \"$1/bench.nccl.json\" --force \
+                            > \"$1/bench.txt\"
+                          \"$0\" compare \"$1/bench.txt\" --topology switch:2 --min-bytes 8
+                          \"$0\" compare \"$1/bench.nccl.json\" --topology switch:2 --min-bytes 8"
+                 $<TARGET_FILE:ringlab> ${nccl_out})
+set_tests_properties(cli.nccl_tests_reads_bench_output PROPERTIES TIMEOUT 120 PROCESSORS 2
+                     PASS_REGULAR_EXPRESSION "interval_paired +flow-level +8 .*ring +flow-level +8 .*interval_paired +flow-level +8 .*ring +flow-level +8 ")
