@@ -11,6 +11,18 @@ set(nccl_data ${CMAKE_CURRENT_SOURCE_DIR}/data/nccl-tests)
 set(nccl_out ${CMAKE_CURRENT_BINARY_DIR}/nccl-tests-output)
 file(MAKE_DIRECTORY ${nccl_out})
 
+# The reports read from the three good fixtures pass the ringlab.bench/1 validator.
+if(SYSTEM_PYTHON3)
+  add_test(NAME cli.nccl_tests_reports_validate
+           COMMAND bash -c "set -e; rm -f \"$2\"/*.report.json
+                            RINGLAB_NCCL_TESTS_DUMP=\"$2\" \"$0\" --gtest_filter=NcclTestsInput.DumpsReportsForTheValidator
+                            \"$3\" \"$1\" \"$2\"/allreduce-n4.txt.report.json \"$2\"/allreduce-old-n4.txt.report.json \
+                              \"$2\"/allreduce-n4.json.report.json"
+                   $<TARGET_FILE:ringlab_tests> ${PROJECT_SOURCE_DIR}/plotting/validate_report.py ${nccl_out} ${SYSTEM_PYTHON3})
+  set_tests_properties(cli.nccl_tests_reports_validate PROPERTIES TIMEOUT 60
+                       PASS_REGULAR_EXPRESSION "allreduce-n4.txt.report.json: ok\n.*allreduce-old-n4.txt.report.json: ok\n.*allreduce-n4.json.report.json: ok")
+endif()
+
 # Good input: the text (with and without the root column) and the JSON, 8 sizes x 2 placements each.
 foreach(input allreduce-n4.txt allreduce-old-n4.txt allreduce-n4.json)
   add_test(NAME cli.nccl_tests_compare_${input}

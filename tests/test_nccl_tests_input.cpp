@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <nlohmann/json.hpp>
@@ -198,6 +199,18 @@ TEST(NcclTestsInput, RoundTripOfRingLabsTable) {
     const double rounding = original < 1e4 ? 0.005 : original < 1e5 ? 0.05 : 0.5;
     EXPECT_LE(std::abs(read - original), rounding) << i << ": " << original << " read as " << read;
     EXPECT_EQ(row(back, i).at("placement"), results[i].at("placement"));
+  }
+}
+
+// With RINGLAB_NCCL_TESTS_DUMP=DIR, writes each fixture's report there for plotting/validate_report.py
+// (CTest cli.nccl_tests_reports_validate); without it, nothing to do.
+TEST(NcclTestsInput, DumpsReportsForTheValidator) {
+  const char* dir = std::getenv("RINGLAB_NCCL_TESTS_DUMP");
+  if (!dir) GTEST_SKIP() << "RINGLAB_NCCL_TESTS_DUMP not set";
+  for (const char* name : {"allreduce-n4.txt", "allreduce-old-n4.txt", "allreduce-n4.json"}) {
+    std::ofstream file(std::string(dir) + "/" + name + ".report.json");
+    file << read_bench_document(data_dir + name, "ring").dump(1);
+    ASSERT_TRUE(file.good()) << dir;
   }
 }
 
