@@ -85,6 +85,13 @@ T number(std::string_view token, const std::string& where, std::string_view colu
   return *value;
 }
 
+// Sizes and counts as compare takes them (0..2^40), so count x element size cannot overflow.
+constexpr std::int64_t max_bytes = std::int64_t{1} << 40;
+constexpr std::int64_t max_ranks = std::int64_t{1} << 20;
+
+// A #wrong figure (a double in nccl-tests' JSON and %g text) as a count, without overflowing.
+std::int64_t wrong_count(double value) { return static_cast<std::int64_t>(std::ceil(std::clamp(value, -1.0, 1e18))); }
+
 std::int64_t element_bytes(std::string_view ringlab_name) {
   return ringlab_name == "float64" || ringlab_name == "int64" ? 8 : ringlab_name == "float32" || ringlab_name == "int32" ? 4 : 2;
 }
@@ -111,6 +118,8 @@ void check_line(const NcclTestsLine& line, int nranks, const std::string& where,
     refuse(where, fmt::format("type {} and op {} differ from the first row's ({} {}): compare takes one type and one "
                               "op; run nccl-tests with one -d TYPE and one -o OP",
                               line.type, line.redop, first->type, first->redop));
+  if (line.size_bytes < 0 || line.size_bytes > max_bytes || line.count < 0 || line.count > max_bytes)
+    refuse(where, fmt::format("size {} B or count {} is outside [0, 2^40]", line.size_bytes, line.count));
   if (line.size_bytes != line.count * element_bytes(type))
     refuse(where, fmt::format("size {} B is not count {} x {} B: not all_reduce_perf's row (reduce_scatter_perf and "
                               "all_gather_perf print all ranks' bytes); ringlab reads all_reduce_perf output only",
@@ -198,7 +207,7 @@ NcclTestsLine row_of(const std::vector<std::string_view>& fields, const Columns&
     if (wrong != "N/A") {
       const double value = number<double>(wrong, where, fmt::format("{} #wrong", placement));
       // The old "error" column is a deviation (1e-07 is normal); its verdict is the out-of-bounds line.
-      figures.wrong = columns.error_column ? -1 : static_cast<std::int64_t>(std::ceil(value));
+      figures.wrong = columns.error_column ? -1 : wrong_count(value);
     }
   }
   return line;
@@ -240,7 +249,10 @@ void read_rank_line(std::string_view body, RunHeader& header) {
 std::optional<int> ringlab_ranks(std::string_view body) {
   const std::vector<std::string_view> tokens = tokens_of(body);
   for (std::size_t i = 1; i < tokens.size(); ++i)
-    if (tokens[i] == "ranks" && tokens[0] == "backend") return parsed<int>(tokens[i - 1]);
+    if (tokens[i] == "ranks" && tokens[0] == "backend") {
+      const std::optional<int> count = parsed<int>(tokens[i - 1]);
+      return count && *count >= 1 ? count : std::nullopt;
+    }
   return std::nullopt;
 }
 
@@ -379,7 +391,7 @@ NcclTestsFigures figures_of(const nlohmann::json& result, const char* key, const
   out.algbw_gbps = json_field<double>(figures, "alg_bw", named);
   out.busbw_gbps = json_field<double>(figures, "bus_bw", named);
   if (figures.contains("nwrong") && !figures.at("nwrong").is_null())
-    out.wrong = static_cast<std::int64_t>(std::ceil(json_field<double>(figures, "nwrong", named)));
+    out.wrong = wrong_count(json_field<double>(figures, "nwrong", named));
   return out;
 }
 
@@ -403,16 +415,19 @@ ParsedRun parse_json(const nlohmann::json& document, const std::string& source, 
   const std::string config_where = source + " config";
   if (!document.contains("config")) refuse(config_where, "missing; the JSON was cut or is not nccl-tests' -J output");
   const nlohmann::json& config = document.at("config");
-  const std::int64_t per_process = json_field<std::int64_t>(config, "nthreads", config_where) *
-                                   json_field<std::int64_t>(config, "ngpus", config_where);
+  const std::int64_t threads = json_field<std::int64_t>(config, "nthreads", config_where);
+  const std::int64_t gpus = json_field<std::int64_t>(config, "ngpus", config_where);
+  if (threads < 0 || threads > max_ranks || gpus < 0 || gpus > max_ranks)
+    refuse(config_where, fmt::format("nthreads {} or ngpus {} is outside [0, 2^20]", threads, gpus));
+  const std::int64_t per_process = threads * gpus;
   if (!config.contains("devices") || !config.at("devices").is_array() || config.at("devices").empty())
     refuse(config_where + ".devices", "missing or empty, so the rank count is unknown");
   const nlohmann::json& devices = config.at("devices");
   // nccl-tests lists one device a process; ringlab bench -J one a rank (CPU ranks: ngpus 0), with its N.
   const bool ringlab = document.contains("ringlab") && document.at("ringlab").is_object();
   const std::int64_t nranks = ringlab ? json_field<std::int64_t>(document.at("ringlab"), "nranks", source + " ringlab")
-                                      : per_process * static_cast<std::int64_t>(devices.size());
-  if (nranks < 1 || nranks > (std::int64_t{1} << 20))
+                                      : per_process * std::min<std::int64_t>(static_cast<std::int64_t>(devices.size()), max_ranks + 1);
+  if (nranks < 1 || nranks > max_ranks)
     refuse(config_where, fmt::format("{} ranks ({} processes x nthreads x ngpus) is outside [1, 1048576]", nranks, devices.size()));
   header.nranks = static_cast<int>(nranks);
   for (const nlohmann::json& device : devices) {
