@@ -98,6 +98,39 @@ TEST(NcclTestsInput, ReadsTheJsonAsTheText) {
                 0.005);
 }
 
+// -T adds a timestamp (two fields) after the in-place columns; --per-iter-timing (2.19) adds
+// i_min, i_max, i_p99 and i_cv% after each placement's #wrong. Both are read by the titles' names.
+TEST(NcclTestsInput, ReadsTimestampAndPerIterationColumns) {
+  const std::string good = fixture("allreduce-n4.txt");
+  std::string stamped;
+  std::string per_iteration;
+  std::size_t start = 0;
+  while (start < good.size()) {
+    const std::size_t stop = good.find('\n', start);
+    std::string line = good.substr(start, stop - start);
+    start = stop + 1;
+    std::string extended = line;
+    if (line.starts_with("#       size")) {
+      line += "            timestamp";
+      const std::size_t second = extended.find("time", extended.find("#wrong"));
+      extended.insert(second, "i_min i_max i_p99 i_cv% ");
+      extended += " i_min i_max i_p99 i_cv%";
+    } else if (!line.empty() && line[0] == ' ') {
+      line += "  2026-12-07 10:00:00";
+      const std::size_t second = 52 + 33;  // size..root, then the out-of-place figures
+      extended.insert(second, "    1.00    2.00    2.00    3.5");
+      extended += "    1.00    2.00    2.00    3.5";
+    }
+    stamped += line + "\n";
+    per_iteration += extended + "\n";
+  }
+  for (const std::string& text : {stamped, per_iteration}) {
+    const nlohmann::json report = nccl_tests_text_report(text, "run.txt", "ring");
+    ASSERT_EQ(report.at("results").size(), 16u) << text;
+    EXPECT_DOUBLE_EQ(row(report, 15).at("time_us").at("p50").get<double>(), 566.46) << text;
+  }
+}
+
 TEST(NcclTestsInput, CompareReadsItAsAMeasuredReport) {
   const simulator::MeasuredReport report = simulator::read_measured_report(data_dir + "allreduce-n4.txt", "ring");
   EXPECT_EQ(report.nranks, 4);
