@@ -40,6 +40,9 @@ std::vector<Implementation> every_implementation(int nranks, bool with_native) {
       {"double_binary_tree", {}, "double_binary_tree", ""},
       // Groups of 2 and interval_paired across them, whose wrapping ranges become two ops each.
       {"hierarchical", {0, 1, 2, "interval_paired"}, "hierarchical", "interval_paired"},
+      // Nodes of 2, 3 channels, 2 slices: per-channel orders and slices one step apart.
+      {"nccl_ring", {0, 1, 2, "ring", 3, 2}, "nccl_ring", ""},
+      {"nccl_tree", {0, 1, 2, "ring", 0, 3}, "nccl_tree", ""},
   };
   if (with_native) list.push_back({std::string(mpi_native), {}, "mpi_native", ""});
   return list;
