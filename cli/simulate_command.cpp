@@ -53,12 +53,9 @@ struct SimulateArguments {
   std::string model = "flow-level";
   std::string segment_bytes = "1M";  // the bench's default
   std::string trace;
-<<<<<<< HEAD
   std::string emulate;  // "nccl": print nccl-tests' all_reduce_perf table instead of ringlab's
   bool algorithms_given = false;  // --algo was given (else --emulate nccl prices ring)
-=======
   std::string protocol = "none";  // NCCL protocol costs: none, simple, ll, ll128, auto (nccl_protocol.hpp)
->>>>>>> ncclalgo
   bool link_stats = false;
   std::string command_line;
   // --workload: one training iteration instead of the size sweep
@@ -274,16 +271,12 @@ int run_simulate(const SimulateArguments& arguments, TimeLimit& time_limit) {
                             fmt::format("{} model on topology {}", arguments.model, topology.name()), nranks,
                             report::describe_machine(std::nullopt), std::move(notes),
                             bench::ModelDescription{arguments.model, arguments.topology, gamma}, {}, {}, {}};
-<<<<<<< HEAD
-  const bool ringlab_table = !options.quiet && arguments.emulate.empty();
-  if (ringlab_table) print_simulate_header(run, model_info, options, topology);
-=======
   if (!protocols.empty())
     run.notes.push_back(fmt::format("NCCL protocol costs ({}): link bandwidth x fraction, per-hop and per-call "
                                     "latencies from NCCL's src/graph/tuning.cc",
                                     arguments.protocol));
-  if (!options.quiet) print_simulate_header(run, model_info, options, topology);
->>>>>>> ncclalgo
+  const bool ringlab_table = !options.quiet && arguments.emulate.empty();
+  if (ringlab_table) print_simulate_header(run, model_info, options, topology);
   std::optional<simulator::AllreduceLowerBound> lower_bound;
   std::optional<simulator::LinkTrafficCounter> link_counter;
   if (arguments.link_stats) {
@@ -375,20 +368,18 @@ int run_simulate(const SimulateArguments& arguments, TimeLimit& time_limit) {
     bench::print_footer(stdout, rows, options);
     for (const std::string& line : busiest) fmt::print("# {}\n", line);
   }
-<<<<<<< HEAD
+  for (std::size_t i = 0; i < schedules.size() && !protocols.empty(); ++i) {
+    std::string line = fmt::format("{}: protocol", options.algorithms[i]);
+    for (const auto& [bytes, name] : chosen[i]) line += fmt::format(" {} from {} B,", name, bytes);
+    line.pop_back();
+    if (ringlab_table) fmt::print("# {}\n", line);
+    run.notes.push_back(line);
+  }
   const nlohmann::json report = bench::make_report(run, options, rows, true);
   if (!options.quiet && !arguments.emulate.empty()) {
     fmt::print("{}", report::nccl_tests_preamble(report, false));
     for (const std::string& note : run.notes) fmt::print("# note: {}\n", note);
     fmt::print("{}", report::nccl_tests_text(report));
-=======
-  for (std::size_t i = 0; i < schedules.size() && !protocols.empty(); ++i) {
-    std::string line = fmt::format("{}: protocol", options.algorithms[i]);
-    for (const auto& [bytes, name] : chosen[i]) line += fmt::format(" {} from {} B,", name, bytes);
-    line.pop_back();
-    if (!options.quiet) fmt::print("# {}\n", line);
-    run.notes.push_back(line);
->>>>>>> ncclalgo
   }
   if (!arguments.sweep.json.empty()) {
     const auto writing = time_limit.hold_while_writing();
