@@ -250,7 +250,13 @@ def analyse(arguments):
         rows, apriori_error, calibrated_error, residual = error_summary(table, apriori, calibrated)
         met = met and verdict(apriori_error, apriori_goal) != "MISS" and verdict(calibrated_error, calibrated_goal) != "MISS"
         fit_file = os.path.join(directory, "fit.txt")
-        fitted = open(fit_file, encoding="utf-8").read().strip().replace("\n", "; ") if os.path.exists(fit_file) else "n/a"
+        fitted = "n/a"
+        if os.path.exists(fit_file):  # "lat=S bw=B" and a note: named as the preset's parameters
+            with open(fit_file, encoding="utf-8") as file:
+                first, *notes = file.read().strip().split("\n")
+            level = entry.get("level", {})
+            named = [f"{level.get(key, key)}={value}" for key, value in (part.split("=", 1) for part in first.split())]
+            fitted = "; ".join([" ".join(named), *notes])
         system = table.get("system", {})
         marked = f" ({entry['not_modelled']} not modelled)" if entry.get("not_modelled") else ""
         lines.append(f"| {table['id']} | {system.get('gpu', '')}, {system.get('nranks')} GPUs, {system.get('nodes', 1)} "

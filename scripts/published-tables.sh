@@ -41,7 +41,7 @@ EOF
 )
 simulate() {  # PRESET MIN MAX FACTOR ALGORITHMS STEM: the nccl-tests table in STEM.txt, the report in STEM.json
   run "$ringlab" simulate --topology "$1" --emulate nccl --algo "$5" --protocol auto -b "$2" -e "$3" -f "$4" \
-    --json "$6.json" --force > "$6.txt" 2> "$6.stderr"
+    --json "$6.json" --force > "$6.txt" 2>> "$(dirname "$6")/stderr.txt"
 }
 while read -r id preset algorithms lat_name lat0 bw_name bw0; do
   dir=$out/$id
