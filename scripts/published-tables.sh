@@ -2,8 +2,8 @@
 # Issue 32, point 4: ringlab's predictions of published nccl-tests all_reduce_perf tables.
 # Usage: bash scripts/published-tables.sh TABLES.json OUT [BUILD]
 #   TABLES.json: the published tables (id, system, command, rows; see the validation data's README);
-#   scripts/published-presets.json beside this script names each table's preset (spec sheets only),
-#   algorithms and bottleneck level, with the reasons.
+#   scripts/published-presets.json beside this script (or $PRESETS) names each table's preset
+#   (spec sheets only), algorithms and bottleneck level, with the reasons.
 # Per table ID, in OUT/ID/: apriori.{txt,json} (simulate --emulate nccl on the preset alone, every
 # size of the table; the fastest algorithm per size is the prediction), the three probes of the
 # two sizes the fit uses (the smallest with a float32 element per rank, and the largest:
@@ -17,7 +17,7 @@ out=${2:?usage: $0 TABLES.json OUT [BUILD]}
 build=${3:-build/release}
 ringlab=$build/cli/ringlab
 here=$(dirname "$0")
-mapping=$here/published-presets.json
+mapping=${PRESETS:-$here/published-presets.json}
 source "$here/report-python.sh"
 require_report_python published-tables.sh  # sets $python: ${PYTHON:-python3} with pandas, matplotlib, jsonschema
 py=$python

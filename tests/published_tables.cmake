@@ -7,4 +7,12 @@ if(SYSTEM_PYTHON3)
                    ${CMAKE_CURRENT_BINARY_DIR}/published-tables)
   set_tests_properties(plotting.published_tables PROPERTIES TIMEOUT 120
                        PASS_REGULAR_EXPRESSION "test_published_tables: 12 passed, 0 failed")
+  # scripts/published-tables.sh end to end on rows ringlab made at known lat and bw: the two-point
+  # calibration finds them again (within 1 %) and predicts every row.
+  add_test(NAME scripts.published_tables_round_trip
+           COMMAND ${SYSTEM_PYTHON3} ${PROJECT_SOURCE_DIR}/plotting/tests/test_published_round_trip.py
+                   $<TARGET_FILE:ringlab> ${CMAKE_CURRENT_BINARY_DIR}/published-round-trip)
+  set_tests_properties(scripts.published_tables_round_trip PROPERTIES TIMEOUT 180 ENVIRONMENT PYTHON=${SYSTEM_PYTHON3}
+                       PASS_REGULAR_EXPRESSION "test_published_round_trip: fitted lat=2e-06 bw=5e\\+09"
+                       FAIL_REGULAR_EXPRESSION "FAIL:")
 endif()
