@@ -9,7 +9,7 @@ Usage:
 A prediction of a size is the fastest of the report's algorithms there (NCCL's tuner picks one per
 size); the measured figure is the table's out-of-place time.
 
-sizes: prints the table's smallest and largest sizes, then the two sizes the fit uses.
+sizes: prints the table's sweep (-b, -e, -f), then the two sizes the fit uses.
 
 fit: the two-point calibration of one table. BASE, LAT and BW are predicted ringlab.bench/1 reports
 of the table's smallest and largest sizes with the bottleneck level at (lat0, bw0), (lat0 + dlat,
@@ -78,6 +78,16 @@ def table_of(tables_path, table_id):
                 raise InputError(f"{tables_path}: table {table_id} system.nranks is {ranks!r}; want an integer >= 2")
             return table
     raise InputError(f"{tables_path}: no table with id {table_id}")
+
+
+def sweep_of(table):
+    """(min, max, factor): the nccl-tests sweep (-b, -e, -f) that gives exactly the table's sizes."""
+    sizes = sorted(row["bytes"] for row in table["rows"])
+    factor = sizes[1] // sizes[0]
+    if factor < 2 or any(after != before * factor for before, after in zip(sizes, sizes[1:])):
+        raise InputError(f"table {table['id']}: sizes {sizes[0]}, {sizes[1]}, ... are not one -b .. -e -f F sweep "
+                         "(a size missing or repeated?); give every row of the run")
+    return sizes[0], sizes[-1], factor
 
 
 def fastest(path):
@@ -308,9 +318,8 @@ def main(argv):
     try:
         if arguments.command == "sizes":
             table = table_of(arguments.tables, arguments.id)
-            sizes = [row["bytes"] for row in table["rows"]]
             (small, _), (large, _) = fit_points(table)
-            print(min(sizes), max(sizes), small, large)
+            print(*sweep_of(table), small, large)
             return 0
         if arguments.command == "fit":
             table = table_of(arguments.tables, arguments.id)

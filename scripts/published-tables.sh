@@ -47,8 +47,8 @@ while read -r id preset algorithms lat_name lat0 bw_name bw0; do
   dir=$out/$id
   mkdir -p "$dir"
   sizes=$("$py" "$analysis" sizes "$tables" "$id")
-  read -r min max small large <<< "$sizes"
-  simulate "$preset" "$min" "$max" 2 "$algorithms" "$dir/apriori"
+  read -r min max factor small large <<< "$sizes"
+  simulate "$preset" "$min" "$max" "$factor" "$algorithms" "$dir/apriori"
   span=$((large / small))
   dlat=1e-6
   bw1=$("$py" -c "print(0.8 * $bw0)")
@@ -59,7 +59,7 @@ while read -r id preset algorithms lat_name lat0 bw_name bw0; do
   run "$py" "$analysis" fit "$tables" "$id" "$dir/probe-base.json" "$dir/probe-lat.json" "$dir/probe-bw.json" \
     --lat0 "$lat0" --dlat "$dlat" --bw0 "$bw0" --bw1 "$bw1" > "$dir/fit.txt"
   read -r lat_fit bw_fit < "$dir/fit.txt"
-  simulate "$preset,$lat_name=${lat_fit#lat=},$bw_name=${bw_fit#bw=}" "$min" "$max" 2 "$algorithms" "$dir/calibrated"
+  simulate "$preset,$lat_name=${lat_fit#lat=},$bw_name=${bw_fit#bw=}" "$min" "$max" "$factor" "$algorithms" "$dir/calibrated"
   echo "table $id: $preset; fitted $lat_name=${lat_fit#lat=} $bw_name=${bw_fit#bw=}"
 done <<< "$plan"
 status=0

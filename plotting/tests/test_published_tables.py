@@ -71,8 +71,12 @@ def main():
     probes = [write(os.path.join(directory, f"{name}.json"), probe(lat, bw))
               for name, lat, bw in (("base", 1, 2e10), ("lat", 2, 2e10), ("bw", 1, 1.6e10))]
     fit_options = ["--lat0", "1e-6", "--dlat", "1e-6", "--bw0", "2e10", "--bw1", "1.6e10"]
-    check.expect("sizes: the table's range, then 16 B (a float a rank) and the largest",
-                 run("sizes", tables, "9"), 0, f"8 {4 * MIB} 16 {4 * MIB}")
+    sweep = copy.deepcopy(TABLES)
+    sweep["tables"][0]["rows"] = [measured(size, 10.0) for size in (8, 32, 128, 512)]
+    check.expect("sizes: the sweep (-b -e -f), then 16 B's successor 32 B (a float a rank) and the largest",
+                 run("sizes", write(os.path.join(directory, "sweep.json"), sweep), "9"), 0, "8 512 4 32 512")
+    check.expect("sizes: refuses rows that are not one sweep (8, 16 B, then 1 MiB)", run("sizes", tables, "9"), 1,
+                 "sizes 8, 16, ... are not one -b .. -e -f F sweep")
     check.expect("fit: both points give back lat and bw", run("fit", tables, "9", *probes, *fit_options),
                  0, "lat=2e-06 bw=1e+10")
     slow = copy.deepcopy(TABLES)
