@@ -2,12 +2,16 @@
 """ringlab's predictions of published nccl-tests all_reduce_perf tables (scripts/published-tables.sh).
 
 Usage:
+  published_tables.py text TABLES.json ID
   published_tables.py sizes TABLES.json ID
   published_tables.py fit TABLES.json ID BASE.json LAT.json BW.json --lat0 S --dlat S --bw0 B --bw1 B
   published_tables.py analyse TABLES.json MAPPING.json DIR [--apriori-goal PCT] [--calibrated-goal PCT]
 
 A prediction of a size is the fastest of the report's algorithms there (NCCL's tuner picks one per
 size); the measured figure is the table's out-of-place time.
+
+text: prints the table as nccl-tests' all_reduce_perf text (float, sum, one rank line per rank,
+#wrong 0: every published row passed its check), for `ringlab compare`.
 
 sizes: prints the table's sweep (-b, -e, -f), then the two sizes the fit uses.
 
@@ -88,6 +92,30 @@ def sweep_of(table):
         raise InputError(f"table {table['id']}: sizes {sizes[0]}, {sizes[1]}, ... are not one -b .. -e -f F sweep "
                          "(a size missing or repeated?); give every row of the run")
     return sizes[0], sizes[-1], factor
+
+
+def nccl_tests_text(table):
+    """The table as all_reduce_perf prints it, in the layout `ringlab compare` reads."""
+    ranks = table["system"]["nranks"]
+    lines = ["# Collective test starting: all_reduce_perf", "#", "# Using devices"]
+    lines += [f"#  Rank {rank:2d} Group  0 Pid {rank:6d} on published device {rank % 8:2d} [0000:00:00] "
+              f"{table['system'].get('gpu', 'GPU')}" for rank in range(ranks)]
+    lines += ["#", f"#{'out-of-place':>74}{'in-place':>35}",
+              "#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   "
+              "algbw   busbw  #wrong"]
+    busbw = []
+    for row in sorted(table["rows"], key=lambda r: r["bytes"]):
+        cells = []
+        for side in ("oop", "ip"):
+            time = row[f"{side}_us"]
+            algbw = row[f"{side}_algbw"] if row.get(f"{side}_algbw") is not None else row["bytes"] / time / 1e3
+            bus = row[f"{side}_busbw"] if row.get(f"{side}_busbw") is not None else algbw * 2 * (ranks - 1) / ranks
+            busbw.append(bus)
+            cells.append(f"{time:>8g} {algbw:7.2f} {bus:7.2f} {0:7d}")
+        lines.append(f"{row['bytes']:12d}  {row['bytes'] // 4:12d}     float     sum      -1 {cells[0]} {cells[1]}")
+    lines += ["# Out of bounds values : 0 OK", f"# Avg bus bandwidth    : {statistics.mean(busbw):.4f}", "#",
+              "# Collective test concluded: all_reduce_perf", ""]
+    return "\n".join(lines)
 
 
 def fastest(path):
@@ -290,6 +318,9 @@ def analyse(arguments):
 def parse_arguments(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
+    text_command = commands.add_parser("text")
+    text_command.add_argument("tables")
+    text_command.add_argument("id", type=int)
     sizes_command = commands.add_parser("sizes")
     sizes_command.add_argument("tables")
     sizes_command.add_argument("id", type=int)
@@ -316,6 +347,9 @@ def parse_arguments(argv):
 def main(argv):
     arguments = parse_arguments(argv)
     try:
+        if arguments.command == "text":
+            print(nccl_tests_text(table_of(arguments.tables, arguments.id)), end="")
+            return 0
         if arguments.command == "sizes":
             table = table_of(arguments.tables, arguments.id)
             (small, _), (large, _) = fit_points(table)

@@ -8,7 +8,8 @@
 # size of the table; the fastest algorithm per size is the prediction), the three probes of the
 # two sizes the fit uses (the smallest with a float32 element per rank, and the largest:
 # probe-{base,lat,bw}.json), fit.txt (the level's latency and bandwidth that put the model through
-# those two rows) and calibrated.{txt,json} (every size with them).
+# those two rows), calibrated.{txt,json} (every size with them), and measured.txt (the rows as
+# nccl-tests text) with compare.{txt,json} (`ringlab compare` on it, the first algorithm).
 # Then plotting/published_tables.py writes OUT/summary.md, OUT/rows.csv and OUT/ID/busbw.png/.svg;
 # it exits 3 when some table misses a goal, which this script reports and passes on.
 set -euo pipefail
@@ -60,6 +61,11 @@ while read -r id preset algorithms lat_name lat0 bw_name bw0; do
     --lat0 "$lat0" --dlat "$dlat" --bw0 "$bw0" --bw1 "$bw1" > "$dir/fit.txt"
   read -r lat_fit bw_fit < "$dir/fit.txt"
   simulate "$preset,$lat_name=${lat_fit#lat=},$bw_name=${bw_fit#bw=}" "$min" "$max" "$factor" "$algorithms" "$dir/calibrated"
+  # The published rows as nccl-tests text, read back by ringlab compare (no --protocol there: its
+  # errors leave NCCL's protocol costs out, unlike the summary's)
+  "$py" "$analysis" text "$tables" "$id" > "$dir/measured.txt"
+  run "$ringlab" compare "$dir/measured.txt" --topology "$preset" --nccl-algo "${algorithms%%,*}" \
+    --json "$dir/compare.json" --force > "$dir/compare.txt" 2>> "$dir/stderr.txt"
   echo "table $id: $preset; fitted $lat_name=${lat_fit#lat=} $bw_name=${bw_fit#bw=}"
 done <<< "$plan"
 status=0
