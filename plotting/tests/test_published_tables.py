@@ -77,6 +77,10 @@ def main():
                  run("sizes", write(os.path.join(directory, "sweep.json"), sweep), "9"), 0, "8 512 4 32 512")
     check.expect("sizes: refuses rows that are not one sweep (8, 16 B, then 1 MiB)", run("sizes", tables, "9"), 1,
                  "sizes 8, 16, ... are not one -b .. -e -f F sweep")
+    check.expect("text: the rows as all_reduce_perf prints them, a rank line a rank",
+                 run("text", tables, "9"), 0, "#  Rank  3 Group")
+    check.expect("text: a row's columns", run("text", tables, "9"), 0,
+                 "          16             4     float     sum      -1       30    0.00    0.00       0  18.0024")
     check.expect("fit: both points give back lat and bw", run("fit", tables, "9", *probes, *fit_options),
                  0, "lat=2e-06 bw=1e+10")
     slow = copy.deepcopy(TABLES)
