@@ -6,8 +6,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <numeric>
+#include <random>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -65,6 +68,87 @@ TEST(MaxMinRates, GivesWhatABottleneckLeavesToTheOthers) {
   const std::vector<double> rates = rates_of({7, 3, 5}, {{0, 1, 2}, {}});
   EXPECT_EQ(rates[0], 3);
   EXPECT_TRUE(std::isinf(rates[1]));
+}
+
+// Progressive filling as written, one bottleneck a round found by scanning every resource.
+std::vector<double> plain_filling(const simulator::SharingProblem& problem) {
+  const int nflows = problem.num_flows();
+  std::vector<double> left = problem.capacities;
+  std::vector<double> rates(static_cast<std::size_t>(nflows), std::numeric_limits<double>::infinity());
+  std::vector<bool> frozen(static_cast<std::size_t>(nflows), false);
+  const auto weight = [&](std::int32_t i) { return problem.weights.empty() ? 1.0 : problem.weights[static_cast<std::size_t>(i)]; };
+  for (;;) {
+    std::vector<double> unfrozen(left.size(), 0.0);
+    for (int f = 0; f < nflows; ++f)
+      if (!frozen[static_cast<std::size_t>(f)])
+        for (std::int32_t i = problem.flow_start[static_cast<std::size_t>(f)]; i < problem.flow_start[static_cast<std::size_t>(f) + 1]; ++i)
+          unfrozen[static_cast<std::size_t>(problem.resources[static_cast<std::size_t>(i)])] += weight(i);
+    std::size_t bottleneck = left.size();
+    for (std::size_t r = 0; r < left.size(); ++r)
+      if (unfrozen[r] > 0 && (bottleneck == left.size() || left[r] / unfrozen[r] < left[bottleneck] / unfrozen[bottleneck]))
+        bottleneck = r;
+    if (bottleneck == left.size()) return rates;
+    const double share = left[bottleneck] / unfrozen[bottleneck];
+    for (int f = 0; f < nflows; ++f) {
+      const auto flow = static_cast<std::size_t>(f);
+      const auto crossings = std::span(problem.resources).subspan(static_cast<std::size_t>(problem.flow_start[flow]),
+                                        static_cast<std::size_t>(problem.flow_start[flow + 1] - problem.flow_start[flow]));
+      if (frozen[flow] || std::find(crossings.begin(), crossings.end(), static_cast<std::int32_t>(bottleneck)) == crossings.end())
+        continue;
+      frozen[flow] = true;
+      rates[flow] = share;
+      for (std::int32_t i = problem.flow_start[flow]; i < problem.flow_start[flow + 1]; ++i)
+        left[static_cast<std::size_t>(problem.resources[static_cast<std::size_t>(i)])] -= share * weight(i);
+    }
+  }
+}
+
+// Random problems, weighted or not, their crossings by resource given (in a shuffled order) or
+// sorted by max_min_rates: the heap's one entry per resource, moved up when its share grew, finds
+// the bottlenecks plain filling finds.
+TEST(MaxMinRates, AgreesWithPlainProgressiveFillingOnRandomProblems) {
+  std::mt19937 random(33);
+  for (int trial = 0; trial < 400; ++trial) {
+    simulator::SharingProblem problem;
+    const int nresources = std::uniform_int_distribution<int>(1, 24)(random);
+    for (int r = 0; r < nresources; ++r) problem.capacities.push_back(std::uniform_real_distribution<double>(1, 100)(random));
+    const bool weighted = trial % 3 == 1;
+    const int nflows = std::uniform_int_distribution<int>(1, 50)(random);
+    for (int f = 0; f < nflows; ++f) {
+      std::vector<std::int32_t> crossed(static_cast<std::size_t>(std::uniform_int_distribution<int>(0, 6)(random)));
+      for (std::int32_t& resource : crossed) resource = std::uniform_int_distribution<std::int32_t>(0, nresources - 1)(random);
+      std::vector<double> weights(crossed.size());
+      for (double& w : weights) w = std::uniform_int_distribution<int>(1, 4)(random) * 0.5;
+      if (weighted)
+        problem.add_flow(crossed, weights);
+      else
+        problem.add_flow(crossed);
+    }
+    if (trial % 3 == 2) {  // the crossings by resource, as a caller gives them
+      std::vector<std::vector<std::int32_t>> by_resource(static_cast<std::size_t>(nresources));
+      for (int f = 0; f < nflows; ++f)
+        for (std::int32_t i = problem.flow_start[static_cast<std::size_t>(f)]; i < problem.flow_start[static_cast<std::size_t>(f) + 1]; ++i)
+          by_resource[static_cast<std::size_t>(problem.resources[static_cast<std::size_t>(i)])].push_back(f);
+      for (auto& flows : by_resource) {
+        std::shuffle(flows.begin(), flows.end(), random);
+        problem.resource_start.push_back(static_cast<std::int32_t>(problem.resource_flows.size()));
+        problem.resource_flows.insert(problem.resource_flows.end(), flows.begin(), flows.end());
+      }
+      problem.resource_start.push_back(static_cast<std::int32_t>(problem.resource_flows.size()));
+    }
+    simulator::SharingWorkspace workspace;
+    std::vector<double> rates;
+    simulator::max_min_rates(problem, workspace, rates);
+    const std::vector<double> expected = plain_filling(problem);
+    ASSERT_EQ(rates.size(), expected.size());
+    for (std::size_t f = 0; f < rates.size(); ++f) {
+      if (std::isinf(expected[f])) {
+        EXPECT_TRUE(std::isinf(rates[f])) << "trial " << trial << " flow " << f;
+        continue;
+      }
+      EXPECT_NEAR(rates[f], expected[f], 1e-9 * expected[f]) << "trial " << trial << " flow " << f;
+    }
+  }
 }
 
 // Ranks 0, 1 under switch A, ranks 2, 3 under switch B; A and B joined by one slower link.
