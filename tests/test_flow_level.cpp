@@ -465,6 +465,46 @@ TEST(SimulatorFlowLevel, SegmentsOverlapReducingOnePieceWithReceivingTheNext) {
               2 * (two.alpha + two.b * two.beta) + static_cast<double>(options.segment_bytes) * gamma, 1e-12);
 }
 
+// Predictions (4 MiB of float32, default gamma) recorded before issue 33's solver work (commit
+// 7eea1a6: a heap entry per changed share, the group's problem copied and sorted after its
+// search), on presets where flows share links, with and without rank orbits; they hold within 1e-6.
+TEST(SimulatorFlowLevel, PredictsAsBeforeTheSolverWasSpedUp) {
+  struct Recorded {
+    const char* preset;
+    const char* algorithm;
+    std::int64_t segment_bytes;
+    double seconds;
+  };
+  const Recorded recorded[] = {
+      {"ring:64", "interval_paired", 4096, 0.0072912147200000421},
+      {"ring:64", "ring", 4096, 0.00071434943999996168},
+      {"ring:256", "interval_paired", 1 << 20, 0.029455612799999999},
+      {"ring:256", "halving_doubling", 4096, 0.029147265920000148},
+      {"ring:1024", "interval_paired", 1 << 20, 0.11689251520000001},
+      {"torus2d:8x16", "halving_doubling", 4096, 0.00075334528000000451},
+      {"torus2d:16x16", "interval_paired", 0, 0.0014523931428571432},
+      {"torus2d:16x16", "bine", 1 << 20, 0.00077107665217194317},
+      {"torus2d:32x32", "ring", 1 << 20, 0.0048462374400002452},
+      {"switch:16", "parameter_server", 0, 0.016359785600000003},
+      {"nvswitch:8,nodes:3", "bine", 4096, 0.00090216298666675489},
+      {"nvswitch:8,nodes:4", "ring", 4096, 0.00069793151999996425},
+      {"nvswitch:8,nodes:4", "swing", 1 << 20, 0.00055164757333333344},
+      {"dragonfly:8,routers=2,ranks=2,global=4", "ring", 0, 0.00083678175999999857},
+      {"dragonfly:8,routers=2,ranks=2,global=4", "recursive_doubling", 4096, 0.0028605970399999772},
+      {"dragonfly:8,routers=2,ranks=2,global=4", "interval_paired", 1 << 20, 0.0015445161866666666},
+  };
+  for (const Recorded& row : recorded) {
+    const Topology topology = make_preset_topology(row.preset);
+    const Schedule schedule = make_schedule(row.algorithm, Collective::allreduce, topology.num_endpoints());
+    FlowLevelOptions options;
+    options.segment_bytes = row.segment_bytes;
+    const double seconds = FlowLevelModel(topology, simulator::default_gamma_seconds_per_byte, options)
+                               .predict(schedule, std::int64_t{1} << 20, DataType::float32)
+                               .prediction.seconds;
+    EXPECT_NEAR(seconds, row.seconds, 1e-6 * row.seconds) << row.algorithm << " on " << row.preset << ", segments " << row.segment_bytes;
+  }
+}
+
 TEST(SimulatorFlowLevel, IsDeterministicRunToRun) {
   for (const char* preset : {"torus2d:4x4", "pcie-tree,switches=2,gpus_per_switch=4", "host-shm:6,cores=2",
                              "nvswitch:4,nodes:4"}) {
