@@ -594,6 +594,8 @@ class Simulation {
     const std::uint32_t first_epoch = epoch_ + 1;  // resources seen since belong to a solved group
     for (std::int32_t start : dirty_) {
       if (resource_seen_[static_cast<std::size_t>(start)] >= first_epoch) continue;
+      // A resource left with no flow has nothing to solve (a trace still samples its fall to 0).
+      if (resource_flows_[static_cast<std::size_t>(start)].empty() && !options_.record_trace) continue;
       ++epoch_;
       component_resources_.clear();
       component_flows_.clear();
