@@ -6,9 +6,9 @@
 //   3. their rates are taken from the capacity left of every other resource they cross (which
 //      only raises those resources' shares: each keeps one heap entry, moved up when popped);
 //   4. repeat until every flow is frozen.
-// No flow can then go faster without slowing a flow that is no faster than it. O((R + F h) log R)
-// for R resources, F flows of h resources each. Resources with no flow are ignored; a flow that
-// crosses no resource gets an infinite rate.
+// No flow can then go faster without slowing a flow that is no faster than it. O(F h + (R + M)
+// log R) for R resources, F flows of h resources each and M entries moved up. Resources with no
+// flow are ignored; a flow that crosses no resource gets an infinite rate.
 #pragma once
 
 #include <cstdint>
