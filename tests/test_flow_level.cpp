@@ -13,6 +13,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "collectives/algorithms/algorithm.hpp"
@@ -72,33 +73,34 @@ TEST(MaxMinRates, GivesWhatABottleneckLeavesToTheOthers) {
 
 // Progressive filling as written, one bottleneck a round found by scanning every resource.
 std::vector<double> plain_filling(const simulator::SharingProblem& problem) {
-  const int nflows = problem.num_flows();
+  const auto nflows = static_cast<std::size_t>(problem.num_flows());
+  const auto crossings_of = [&](std::size_t flow) {  // indexes into problem.resources
+    return std::pair{static_cast<std::size_t>(problem.flow_start[flow]), static_cast<std::size_t>(problem.flow_start[flow + 1])};
+  };
+  const auto weight = [&](std::size_t i) { return problem.weights.empty() ? 1.0 : problem.weights[i]; };
   std::vector<double> left = problem.capacities;
-  std::vector<double> rates(static_cast<std::size_t>(nflows), std::numeric_limits<double>::infinity());
-  std::vector<bool> frozen(static_cast<std::size_t>(nflows), false);
-  const auto weight = [&](std::int32_t i) { return problem.weights.empty() ? 1.0 : problem.weights[static_cast<std::size_t>(i)]; };
+  std::vector<double> rates(nflows, std::numeric_limits<double>::infinity());
+  std::vector<bool> frozen(nflows, false);
   for (;;) {
     std::vector<double> unfrozen(left.size(), 0.0);
-    for (int f = 0; f < nflows; ++f)
-      if (!frozen[static_cast<std::size_t>(f)])
-        for (std::int32_t i = problem.flow_start[static_cast<std::size_t>(f)]; i < problem.flow_start[static_cast<std::size_t>(f) + 1]; ++i)
-          unfrozen[static_cast<std::size_t>(problem.resources[static_cast<std::size_t>(i)])] += weight(i);
+    for (std::size_t f = 0; f < nflows; ++f)
+      for (auto [i, end] = crossings_of(f); i < end && !frozen[f]; ++i)
+        unfrozen[static_cast<std::size_t>(problem.resources[i])] += weight(i);
     std::size_t bottleneck = left.size();
     for (std::size_t r = 0; r < left.size(); ++r)
-      if (unfrozen[r] > 0 && (bottleneck == left.size() || left[r] / unfrozen[r] < left[bottleneck] / unfrozen[bottleneck]))
+      if (unfrozen[r] > 0 &&
+          (bottleneck == left.size() || left[r] / unfrozen[r] < left[bottleneck] / unfrozen[bottleneck]))
         bottleneck = r;
     if (bottleneck == left.size()) return rates;
     const double share = left[bottleneck] / unfrozen[bottleneck];
-    for (int f = 0; f < nflows; ++f) {
-      const auto flow = static_cast<std::size_t>(f);
-      const auto crossings = std::span(problem.resources).subspan(static_cast<std::size_t>(problem.flow_start[flow]),
-                                        static_cast<std::size_t>(problem.flow_start[flow + 1] - problem.flow_start[flow]));
-      if (frozen[flow] || std::find(crossings.begin(), crossings.end(), static_cast<std::int32_t>(bottleneck)) == crossings.end())
+    for (std::size_t f = 0; f < nflows; ++f) {
+      const auto [first, end] = crossings_of(f);
+      const auto crossed = std::span(problem.resources).subspan(first, end - first);
+      if (frozen[f] || std::find(crossed.begin(), crossed.end(), static_cast<std::int32_t>(bottleneck)) == crossed.end())
         continue;
-      frozen[flow] = true;
-      rates[flow] = share;
-      for (std::int32_t i = problem.flow_start[flow]; i < problem.flow_start[flow + 1]; ++i)
-        left[static_cast<std::size_t>(problem.resources[static_cast<std::size_t>(i)])] -= share * weight(i);
+      frozen[f] = true;
+      rates[f] = share;
+      for (std::size_t i = first; i < end; ++i) left[static_cast<std::size_t>(problem.resources[i])] -= share * weight(i);
     }
   }
 }
@@ -111,12 +113,14 @@ TEST(MaxMinRates, AgreesWithPlainProgressiveFillingOnRandomProblems) {
   for (int trial = 0; trial < 400; ++trial) {
     simulator::SharingProblem problem;
     const int nresources = std::uniform_int_distribution<int>(1, 24)(random);
-    for (int r = 0; r < nresources; ++r) problem.capacities.push_back(std::uniform_real_distribution<double>(1, 100)(random));
+    for (int r = 0; r < nresources; ++r)
+      problem.capacities.push_back(std::uniform_real_distribution<double>(1, 100)(random));
     const bool weighted = trial % 3 == 1;
     const int nflows = std::uniform_int_distribution<int>(1, 50)(random);
     for (int f = 0; f < nflows; ++f) {
       std::vector<std::int32_t> crossed(static_cast<std::size_t>(std::uniform_int_distribution<int>(0, 6)(random)));
-      for (std::int32_t& resource : crossed) resource = std::uniform_int_distribution<std::int32_t>(0, nresources - 1)(random);
+      for (std::int32_t& resource : crossed)
+        resource = std::uniform_int_distribution<std::int32_t>(0, nresources - 1)(random);
       std::vector<double> weights(crossed.size());
       for (double& w : weights) w = std::uniform_int_distribution<int>(1, 4)(random) * 0.5;
       if (weighted)
@@ -126,9 +130,11 @@ TEST(MaxMinRates, AgreesWithPlainProgressiveFillingOnRandomProblems) {
     }
     if (trial % 3 == 2) {  // the crossings by resource, as a caller gives them
       std::vector<std::vector<std::int32_t>> by_resource(static_cast<std::size_t>(nresources));
-      for (int f = 0; f < nflows; ++f)
-        for (std::int32_t i = problem.flow_start[static_cast<std::size_t>(f)]; i < problem.flow_start[static_cast<std::size_t>(f) + 1]; ++i)
-          by_resource[static_cast<std::size_t>(problem.resources[static_cast<std::size_t>(i)])].push_back(f);
+      for (int f = 0; f < nflows; ++f) {
+        const auto flow = static_cast<std::size_t>(f);
+        for (auto i = static_cast<std::size_t>(problem.flow_start[flow]); i < static_cast<std::size_t>(problem.flow_start[flow + 1]); ++i)
+          by_resource[static_cast<std::size_t>(problem.resources[i])].push_back(f);
+      }
       for (auto& flows : by_resource) {
         std::shuffle(flows.begin(), flows.end(), random);
         problem.resource_start.push_back(static_cast<std::int32_t>(problem.resource_flows.size()));
@@ -501,7 +507,8 @@ TEST(SimulatorFlowLevel, PredictsAsBeforeTheSolverWasSpedUp) {
     const double seconds = FlowLevelModel(topology, simulator::default_gamma_seconds_per_byte, options)
                                .predict(schedule, std::int64_t{1} << 20, DataType::float32)
                                .prediction.seconds;
-    EXPECT_NEAR(seconds, row.seconds, 1e-6 * row.seconds) << row.algorithm << " on " << row.preset << ", segments " << row.segment_bytes;
+    EXPECT_NEAR(seconds, row.seconds, 1e-6 * row.seconds)
+        << row.algorithm << " on " << row.preset << ", segments " << row.segment_bytes;
   }
 }
 
