@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -35,6 +36,7 @@ struct CompareArguments {
   std::vector<std::string> reports;
   std::string topology;
   std::string min_bytes = "64K";
+  std::string nccl_algorithm = "ring";  // the schedule nccl-tests' rows are priced as
   std::optional<double> gamma_seconds_per_byte;
   std::string json;
   bool force = false;
@@ -153,7 +155,12 @@ int run_compare(const CompareArguments& arguments) {
   const io::StandardOutputForData data_output(to_standard_output({{"--json", &arguments.json}}));
   const Topology topology = load_topology(arguments.topology);
   std::vector<simulator::MeasuredReport> reports;
-  for (const std::string& path : arguments.reports) reports.push_back(simulator::read_measured_report(path));
+  const std::vector<std::string> names = algorithm_names();
+  if (std::find(names.begin(), names.end(), arguments.nccl_algorithm) == names.end())
+    throw std::invalid_argument(fmt::format("--nccl-algo {}: no such algorithm; valid: {}", arguments.nccl_algorithm,
+                                            fmt::join(names, ", ")));
+  for (const std::string& path : arguments.reports)
+    reports.push_back(simulator::read_measured_report(path, arguments.nccl_algorithm));
   std::vector<std::string> notes;
   check_fits(reports, topology, arguments.topology, notes);
   check_flow_work(reports);
@@ -235,8 +242,13 @@ CommandRunner add_compare_command(CLI::App& app, const std::string& command_line
   CLI::App* command = app.add_subcommand(
       "compare", "Compare measured bench reports with the models' predictions on a topology (e.g. one written by "
                  "ringlab calibrate): relative error per row, median and p90 per algorithm and N");
-  command->add_option("reports", arguments->reports, "ringlab.bench/1 reports of kind measured (ringlab bench --json)")
+  command->add_option("reports", arguments->reports,
+                      "ringlab.bench/1 reports of kind measured (ringlab bench --json), or nccl-tests all_reduce_perf "
+                      "output: its text or its -J JSON")
       ->required();
+  command->add_option("--nccl-algo", arguments->nccl_algorithm,
+                      "The ringlab schedule nccl-tests' rows are priced as (NCCL's own choice is not in its output)")
+      ->capture_default_str();
   command->add_option("--topology", arguments->topology, "Preset or ringlab.topology/1 file (ringlab calibrate --json)")
       ->required();
   command->add_option("--min-bytes", arguments->min_bytes, "Smallest size counted in the error summary")

@@ -27,6 +27,7 @@
 #include "report/machine_info.hpp"
 #include "io/output_file.hpp"
 #include "report/bandwidth.hpp"
+#include "report/nccl_tests_format.hpp"
 #include "bench/src/bench_report.hpp"
 #include "report/result_row.hpp"
 #include "cli/sweep_arguments.hpp"
@@ -51,6 +52,8 @@ struct SimulateArguments {
   std::string model = "flow-level";
   std::string segment_bytes = "1M";  // the bench's default
   std::string trace;
+  std::string emulate;  // "nccl": print nccl-tests' all_reduce_perf table instead of ringlab's
+  bool algorithms_given = false;  // --algo was given (else --emulate nccl prices ring)
   bool link_stats = false;
   std::string command_line;
   // --workload: one training iteration instead of the size sweep
@@ -68,7 +71,12 @@ struct SimulateArguments {
 // and op priced (their gamma: type_op_gamma.hpp); segments as given for the flow-level model,
 // whole transfers for the closed form (which does not model them). mpi-native has no schedule:
 // "all" leaves it out, naming it adds a note.
-bench::BenchOptions to_options(const SimulateArguments& arguments, std::vector<std::string>& notes) {
+bench::BenchOptions to_options(const SimulateArguments& given, std::vector<std::string>& notes) {
+  SimulateArguments arguments = given;
+  if (!arguments.emulate.empty()) {  // nccl-tests' defaults and type names (-d float)
+    if (!arguments.algorithms_given) arguments.sweep.algorithms = "ring";
+    if (const std::string type = report::ringlab_type_name(arguments.sweep.type); !type.empty()) arguments.sweep.type = type;
+  }
   bench::BenchOptions options;
   apply_sweep_arguments(arguments.sweep, options);
   if (arguments.op == "all")
@@ -240,7 +248,8 @@ int run_simulate(const SimulateArguments& arguments, TimeLimit& time_limit) {
                             fmt::format("{} model on topology {}", arguments.model, topology.name()), nranks,
                             report::describe_machine(std::nullopt), std::move(notes),
                             bench::ModelDescription{arguments.model, arguments.topology, gamma}, {}, {}, {}};
-  if (!options.quiet) print_simulate_header(run, model_info, options, topology);
+  const bool ringlab_table = !options.quiet && arguments.emulate.empty();
+  if (ringlab_table) print_simulate_header(run, model_info, options, topology);
   std::optional<simulator::AllreduceLowerBound> lower_bound;
   std::optional<simulator::LinkTrafficCounter> link_counter;
   if (arguments.link_stats) {
@@ -310,16 +319,22 @@ int run_simulate(const SimulateArguments& arguments, TimeLimit& time_limit) {
       }
       progress.done(weight_of(size));
     }
-    if (!options.quiet) bench::print_size_rows(stdout, size_rows, options);
+    if (ringlab_table) bench::print_size_rows(stdout, size_rows, options);
     rows.insert(rows.end(), size_rows.begin(), size_rows.end());
   }
-  if (!options.quiet) {
+  if (ringlab_table) {
     bench::print_footer(stdout, rows, options);
     for (const std::string& line : busiest) fmt::print("# {}\n", line);
   }
+  const nlohmann::json report = bench::make_report(run, options, rows, true);
+  if (!options.quiet && !arguments.emulate.empty()) {
+    fmt::print("{}", report::nccl_tests_preamble(report, false));
+    for (const std::string& note : run.notes) fmt::print("# note: {}\n", note);
+    fmt::print("{}", report::nccl_tests_text(report));
+  }
   if (!arguments.sweep.json.empty()) {
     const auto writing = time_limit.hold_while_writing();
-    io::write_json_file(arguments.sweep.json, bench::make_report(run, options, rows, true), 1, data_output.descriptor());
+    io::write_json_file(arguments.sweep.json, report, 1, data_output.descriptor());
     if (!options.quiet && !io::is_standard_output(arguments.sweep.json))
       fmt::print("# report written to {}\n", arguments.sweep.json);
   }
@@ -449,7 +464,15 @@ CommandRunner add_simulate_command(CLI::App& app, const std::string& command_lin
                       "second (not with --quiet)")
       ->capture_default_str()
       ->check(number_in({0, 1e6, "s"}));
-  return [arguments] {
+  command->add_option("--emulate", arguments->emulate,
+                      "nccl: print nccl-tests' all_reduce_perf table (its columns, #wrong N/A, the Avg bus bandwidth "
+                      "line) instead of ringlab's; --algo defaults to ring and -d takes nccl-tests' names (float) too")
+      ->check(CLI::IsMember({"nccl"}));
+  CLI::Option* algo = command->get_option("--algo");
+  return [arguments, algo] {
+    arguments->algorithms_given = algo->count() > 0;
+    if (!arguments->emulate.empty() && !arguments->workload.empty())
+      throw std::invalid_argument("--emulate nccl prints the all-reduce sweep's table; drop it with --workload");
     TimeLimit time_limit("simulate", arguments->time_limit_seconds);
     return arguments->workload.empty() ? run_simulate(*arguments, time_limit)
                                        : run_workload_simulate(*arguments, time_limit);

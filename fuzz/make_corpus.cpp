@@ -2,7 +2,7 @@
 // through write_topology_json, every algorithm's schedule through to_json, synthetic images
 // through write_cifar_file / write_mini_imagenet_file, plus near-valid variants of each (one
 // field or byte wrong) so the fuzzer starts next to the readers' error paths. The calibration
-// record and bench report seeds are the fixtures of tests/values/ (a valid file and one variant per
+// record and bench report seeds are the fixtures of tests/values/ (nccl-tests output: tests/data/nccl-tests/) (a valid file and one variant per
 // out-of-range field); the float option seeds are option texts.
 // Usage: fuzz_make_corpus OUTDIR   (scripts/fuzz.sh --make-corpus runs it on fuzz/corpus)
 #include <fmt/format.h>
@@ -97,15 +97,17 @@ void bench_option_seeds(const fs::path& folder) {
   for (const char* text : lines) write_text(folder / fmt::format("options-{}.txt", index++), text);
 }
 
-// Copies tests/values/<prefix>*.json (RINGLAB_SOURCE_DIR) into `folder`.
-void fixture_seeds(const fs::path& folder, std::string_view prefix) {
-  for (const fs::directory_entry& entry : fs::directory_iterator(fs::path(RINGLAB_SOURCE_DIR) / "tests" / "values"))
+// Copies tests/<directory>/<prefix>* (RINGLAB_SOURCE_DIR) into `folder`.
+void fixture_seeds(const fs::path& folder, std::string_view prefix, const fs::path& directory = "values") {
+  for (const fs::directory_entry& entry : fs::directory_iterator(fs::path(RINGLAB_SOURCE_DIR) / "tests" / directory))
     if (entry.path().filename().string().starts_with(prefix))
       write_text(folder / entry.path().filename(), read_bytes(entry.path()));
 }
 
 void calibration_record_seeds(const fs::path& folder) { fixture_seeds(folder, "calibration_"); }
 void bench_report_seeds(const fs::path& folder) { fixture_seeds(folder, "bench_"); }
+// nccl-tests' text output: the good tables and one per refusal (tests/data/nccl-tests/).
+void nccl_tests_seeds(const fs::path& folder) { fixture_seeds(folder, "", fs::path("data") / "nccl-tests"); }
 
 // First byte: the range (fuzz_float_option.cpp); the rest: the option's text.
 void float_option_seeds(const fs::path& folder) {
@@ -164,7 +166,8 @@ int main(int argc, char** argv) {
       {"fuzz_topology_json", topology_seeds},       {"fuzz_schedule_json", schedule_seeds},
       {"fuzz_bench_options", bench_option_seeds},   {"fuzz_cifar_reader", cifar_seeds},
       {"fuzz_miniimagenet_reader", mini_imagenet_seeds}, {"fuzz_calibration_record", calibration_record_seeds},
-      {"fuzz_bench_report", bench_report_seeds},         {"fuzz_float_option", float_option_seeds}};
+      {"fuzz_bench_report", bench_report_seeds},         {"fuzz_float_option", float_option_seeds},
+      {"fuzz_nccl_tests_output", nccl_tests_seeds}};
   for (const auto& [name, make] : targets) {
     fs::create_directories(out / name);
     make(out / name);

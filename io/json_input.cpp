@@ -80,8 +80,9 @@ Json parse_as(std::string_view text, std::string_view source) {
   }
 }
 
-template <typename Json>
-Json read_as(const std::string& path, std::string_view what) {
+}  // namespace
+
+std::string read_text_input(const std::string& path, std::string_view what) {
   require_regular_file(path, what);
   const std::string named = fmt::format("{} '{}'", what, printable(path));
   std::error_code error;
@@ -98,21 +99,19 @@ Json read_as(const std::string& path, std::string_view what) {
   if (file.bad()) throw std::invalid_argument(fmt::format("cannot read {}: an I/O error", named));
   if (text.size() > max_json_input_bytes)  // grew while read
     throw std::invalid_argument(fmt::format("{} has over {} bytes (512 MiB)", named, max_json_input_bytes));
-  return parse_as<Json>(text, named);
+  return text;
 }
-
-}  // namespace
 
 nlohmann::json parse_json_text(std::string_view text, std::string_view source) {
   return parse_as<nlohmann::json>(text, source);
 }
 
 nlohmann::json read_json_input(const std::string& path, std::string_view what) {
-  return read_as<nlohmann::json>(path, what);
+  return parse_json_text(read_text_input(path, what), fmt::format("{} '{}'", what, printable(path)));
 }
 
 nlohmann::ordered_json read_ordered_json_input(const std::string& path, std::string_view what) {
-  return read_as<nlohmann::ordered_json>(path, what);
+  return parse_as<nlohmann::ordered_json>(read_text_input(path, what), fmt::format("{} '{}'", what, printable(path)));
 }
 
 }  // namespace ringlab::io

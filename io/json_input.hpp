@@ -29,6 +29,9 @@ nlohmann::ordered_json read_ordered_json_input(const std::string& path, std::str
 // Steps 3 and 4 for text already in memory; `source` names it in messages ("topology file 'x.json'").
 nlohmann::json parse_json_text(std::string_view text, std::string_view source);
 
+// Steps 1 and 2: the file's whole text (nccl-tests' text output is read this way too).
+std::string read_text_input(const std::string& path, std::string_view what);
+
 // Step 1 alone: throws unless `path` is a regular file (following links).
 void require_regular_file(const std::string& path, std::string_view what);
 

@@ -97,6 +97,13 @@ std::string_view nccl_tests_type_name(std::string_view type) {
       type));
 }
 
+std::string ringlab_type_name(std::string_view nccl_tests_type) {
+  if (nccl_tests_type == "int") return "int32";
+  for (const std::string_view name : {"float32", "float64", "float16", "bfloat16", "int32", "int64"})
+    if (nccl_tests_type_name(name) == nccl_tests_type) return std::string(name);
+  return {};
+}
+
 std::string nccl_tests_number(double value, int width) {
   for (int decimals : {2, 1, 0}) {
     std::string text = fmt::sprintf("%*.*f", width, decimals, value);
@@ -141,7 +148,8 @@ std::string nccl_tests_preamble(const nlohmann::json& report, bool gpus) {
   const nlohmann::json& config = report.at("config");
   const std::string backend = config.at("backend").get<std::string>();
   const std::int64_t step_bytes = config.at("stepbytes").get<std::int64_t>();
-  std::string text = fmt::format("# ringlab bench: {}\n", report.at("command").get<std::string>());
+  std::string text = fmt::format("# ringlab {}: {}\n", report.value("kind", "") == "predicted" ? "prediction" : "bench",
+                                 report.at("command").get<std::string>());
   text += fmt::format("# backend {} | {} ranks | type {} | op {} | average {} | segment {} B | ringlab's own report: --json\n",
                       backend, config.at("nranks").get<int>(), config.at("datatype").get<std::string>(),
                       config.at("op").get<std::string>(), config.at("average").get<std::string>(),

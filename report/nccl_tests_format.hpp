@@ -21,6 +21,10 @@ namespace ringlab::report {
 // std::invalid_argument on any other name.
 std::string_view nccl_tests_type_name(std::string_view type);
 
+// The inverse: ringlab's name of nccl-tests' spelling (float -> float32; "int", before 2022, ->
+// int32); empty when ringlab has no such type.
+std::string ringlab_type_name(std::string_view nccl_tests_type);
+
 // A number right-aligned in `width` characters as nccl-tests prints times and bandwidths: two
 // decimals, or one, or none when that is too wide, else in exponent form.
 std::string nccl_tests_number(double value, int width);
@@ -65,7 +69,8 @@ std::string nccl_tests_column_titles();  // "#", the placement line, titles, uni
 std::string nccl_tests_line(const NcclTestsLine& line);
 std::string nccl_tests_footer(const NcclTestsTable& table);  // out of bounds, avg bus bandwidth, "#"
 
-// The lines before the tables: ringlab's command and run, then nccl-tests' own header lines
+// The lines before the tables: ringlab's command and run ("# ringlab bench: ..." or, for a predicted
+// report, "# ringlab prediction: ..."), then nccl-tests' own header lines
 // ("# Collective test starting: all_reduce_perf", the nThread/minBytes/... line), from a report's
 // config (results may be empty: printed before the sweep starts). `gpus`: the backend runs its ranks
 // on GPUs (nGpus 1), which the caller asks the backend registry.

@@ -5,13 +5,13 @@
 # build/fuzz/runs/summary.md (target, seconds, executions, crashes) and exits 1 on any crash,
 # sanitizer report, leak, out-of-memory or timeout. New interesting inputs go to
 # build/fuzz/runs/<target>/corpus, findings to build/fuzz/runs/<target>/artifacts/.
-#   bash scripts/fuzz.sh            # CI: 60 s per target, all eight concurrently
+#   bash scripts/fuzz.sh            # CI: 60 s per target, all nine concurrently
 #   bash scripts/fuzz.sh 3600       # an hour each
 #   bash scripts/fuzz.sh --make-corpus   # rewrite fuzz/corpus with the project's writers
 set -euo pipefail
 cd "$(dirname "$0")/.."
 targets=(fuzz_topology_json fuzz_schedule_json fuzz_bench_options fuzz_cifar_reader fuzz_miniimagenet_reader
-         fuzz_calibration_record fuzz_bench_report fuzz_float_option)
+         fuzz_calibration_record fuzz_bench_report fuzz_float_option fuzz_nccl_tests_output)
 seconds=${1:-60}
 
 cmake --preset fuzz >/dev/null

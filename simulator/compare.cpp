@@ -17,8 +17,8 @@
 #include "collectives/segment_limits.hpp"
 #include "io/checked_number.hpp"
 #include "simulator/finite_prediction.hpp"
-#include "io/json_input.hpp"
 #include "io/printable.hpp"
+#include "report/nccl_tests_input.hpp"
 #include "report/statistics.hpp"
 
 namespace ringlab::simulator {
@@ -60,8 +60,6 @@ std::string string_member(const nlohmann::json& object, const char* key, const s
     fail(path, fmt::format("{}.{}: expected a string, got {}", where, key, io::printable(value.dump())));
   return value.get<std::string>();
 }
-
-nlohmann::json parse_file(const std::string& path) { return io::read_json_input(path, "bench report"); }
 
 // object.key parsed by `parse` (parse_data_type, parse_reduce_op), its error naming the field.
 template <class Parse>
@@ -127,7 +125,9 @@ double abs_median(std::vector<double> values) {
 
 }  // namespace
 
-MeasuredReport read_measured_report(const std::string& path) { return measured_report_from_json(parse_file(path), path); }
+MeasuredReport read_measured_report(const std::string& path, const std::string& nccl_tests_algorithm) {
+  return measured_report_from_json(report::read_bench_document(path, nccl_tests_algorithm), path);
+}
 
 MeasuredReport measured_report_from_json(const nlohmann::json& document, const std::string& path) {
   if (!document.is_object()) fail(path, "expected a JSON object (a ringlab.bench/1 report)");

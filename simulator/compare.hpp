@@ -57,7 +57,9 @@ struct MeasuredReport {
 // in [1, 2^20], config.segment_bytes, results[].size_bytes and .count in [0, 2^40],
 // results[].time_us.p50 in (0, 1e9] us; integers are checked before narrowing. The file must hold
 // one JSON document (io/json_input.hpp); algorithm names and rank_cpus are escaped (io/printable.hpp).
-MeasuredReport read_measured_report(const std::string& path);
+// The file may also hold nccl-tests' all_reduce_perf output, text or -J JSON
+// (report/nccl_tests_input.hpp): its rows are priced as `nccl_tests_algorithm`'s schedule.
+MeasuredReport read_measured_report(const std::string& path, const std::string& nccl_tests_algorithm = "ring");
 // The same for a document already parsed; `path` names it in messages (the fuzz target's entry).
 MeasuredReport measured_report_from_json(const nlohmann::json& document, const std::string& path);
 
