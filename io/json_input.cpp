@@ -102,25 +102,16 @@ std::string read_text_input(const std::string& path, std::string_view what) {
   return text;
 }
 
-namespace {
-
-template <typename Json>
-Json read_as(const std::string& path, std::string_view what) {
-  return parse_as<Json>(read_text_input(path, what), fmt::format("{} '{}'", what, printable(path)));
-}
-
-}  // namespace
-
 nlohmann::json parse_json_text(std::string_view text, std::string_view source) {
   return parse_as<nlohmann::json>(text, source);
 }
 
 nlohmann::json read_json_input(const std::string& path, std::string_view what) {
-  return read_as<nlohmann::json>(path, what);
+  return parse_json_text(read_text_input(path, what), fmt::format("{} '{}'", what, printable(path)));
 }
 
 nlohmann::ordered_json read_ordered_json_input(const std::string& path, std::string_view what) {
-  return read_as<nlohmann::ordered_json>(path, what);
+  return parse_as<nlohmann::ordered_json>(read_text_input(path, what), fmt::format("{} '{}'", what, printable(path)));
 }
 
 }  // namespace ringlab::io

@@ -74,7 +74,6 @@ struct Flow {
   double rate = 0;        // bytes/s
   double updated_at = 0;  // when remaining was last brought up to date
   std::uint32_t version = 0;
-  std::uint32_t seen = 0;  // component search epoch
   double start_seconds = 0;
   double bytes = 0;
   double piece_start_seconds = 0;  // when its current piece's first byte left
@@ -435,6 +434,8 @@ class Simulation {
       index = static_cast<int>(flows_.size());
       flows_.emplace_back();
       flow_positions_.emplace_back();
+      flow_seen_.push_back(0);
+      flow_local_.push_back(0);
     }
     Flow& flow = flows_[static_cast<std::size_t>(index)];
     const std::uint32_t version = flow.version + 1;
@@ -586,33 +587,56 @@ class Simulation {
   }
 
   // New rates for the flows that share a resource with one that started or ended: each connected
-  // group of flows and resources is solved apart.
+  // group of flows and resources is solved apart. The search writes the group's max-min problem
+  // as it goes, flows and resources numbered in the order found, by flow and by resource (a
+  // resource's flows are listed when the search reaches it), so each crossing is read twice.
   void rebalance(double now) {
     const std::uint32_t first_epoch = epoch_ + 1;  // resources seen since belong to a solved group
     for (std::int32_t start : dirty_) {
       if (resource_seen_[static_cast<std::size_t>(start)] >= first_epoch) continue;
+      // A resource left with no flow has nothing to solve (a trace still samples its fall to 0).
+      if (resource_flows_[static_cast<std::size_t>(start)].empty() && !options_.record_trace) continue;
       ++epoch_;
       component_resources_.clear();
       component_flows_.clear();
+      problem_.clear();
       visit_resource(start);
-      for (std::size_t next = 0; next < component_resources_.size(); ++next)
+      for (std::size_t next = 0; next < component_resources_.size(); ++next) {
+        problem_.resource_start.push_back(static_cast<std::int32_t>(problem_.resource_flows.size()));
         for (int index : resource_flows_[static_cast<std::size_t>(component_resources_[next])]) {
-          Flow& flow = flows_[static_cast<std::size_t>(index)];
-          if (flow.seen == epoch_) continue;
-          flow.seen = epoch_;
+          std::uint32_t& seen = flow_seen_[static_cast<std::size_t>(index)];
+          std::int32_t& local = flow_local_[static_cast<std::size_t>(index)];
+          if (seen == epoch_) {
+            problem_.resource_flows.push_back(local);
+            continue;
+          }
+          seen = epoch_;
+          local = static_cast<std::int32_t>(component_flows_.size());
+          problem_.resource_flows.push_back(local);
           component_flows_.push_back(index);
-          for (std::int32_t resource : routes_.resources(flow.route)) visit_resource(resource_class(resource));
+          for (std::int32_t resource : routes_.resources(flows_[static_cast<std::size_t>(index)].route)) {
+            problem_.resources.push_back(visit_resource(resource_class(resource)));
+            if (orbits_ != nullptr) problem_.weights.push_back(crossing_weight(resource));
+          }
+          problem_.flow_start.push_back(static_cast<std::int32_t>(problem_.resources.size()));
         }
+      }
+      problem_.resource_start.push_back(static_cast<std::int32_t>(problem_.resource_flows.size()));
       solve_component(now);
       if (options_.record_trace) touched_.insert(touched_.end(), component_resources_.begin(), component_resources_.end());
     }
     dirty_.clear();
   }
 
-  void visit_resource(std::int32_t resource) {
-    if (resource_seen_[static_cast<std::size_t>(resource)] == epoch_) return;
-    resource_seen_[static_cast<std::size_t>(resource)] = epoch_;
+  // The resource's number in the group being searched, numbering it when first found.
+  std::int32_t visit_resource(std::int32_t resource) {
+    const auto at = static_cast<std::size_t>(resource);
+    if (resource_seen_[at] == epoch_) return resource_local_[at];
+    resource_seen_[at] = epoch_;
+    resource_local_[at] = static_cast<std::int32_t>(component_resources_.size());
     component_resources_.push_back(resource);
+    problem_.capacities.push_back(capacity(resource));
+    return resource_local_[at];
   }
 
   void solve_component(double now) {
@@ -620,26 +644,9 @@ class Simulation {
     rates_.clear();
     if (component_flows_.size() == 1 && orbits_ == nullptr) {
       double rate = std::numeric_limits<double>::infinity();
-      for (std::int32_t resource : component_resources_) rate = std::min(rate, capacity(resource));
+      for (double capacity_left : problem_.capacities) rate = std::min(rate, capacity_left);
       rates_.push_back(rate);
     } else {
-      problem_.clear();
-      for (std::size_t local = 0; local < component_resources_.size(); ++local) {
-        resource_local_[static_cast<std::size_t>(component_resources_[local])] = static_cast<std::int32_t>(local);
-        problem_.capacities.push_back(capacity(component_resources_[local]));
-      }
-      for (int index : component_flows_) {
-        crossed_.clear();
-        crossing_weights_.clear();
-        for (std::int32_t resource : routes_.resources(flows_[static_cast<std::size_t>(index)].route)) {
-          crossed_.push_back(resource_local_[static_cast<std::size_t>(resource_class(resource))]);
-          crossing_weights_.push_back(crossing_weight(resource));
-        }
-        if (orbits_ != nullptr)
-          problem_.add_flow(crossed_, crossing_weights_);
-        else
-          problem_.add_flow(crossed_);
-      }
       max_min_rates(problem_, workspace_, rates_);
     }
     for (std::size_t i = 0; i < component_flows_.size(); ++i) {
@@ -739,8 +746,8 @@ class Simulation {
   std::vector<std::int32_t> resource_local_;
   std::vector<std::int32_t> component_resources_;
   std::vector<int> component_flows_;
-  std::vector<std::int32_t> crossed_;
-  std::vector<double> crossing_weights_;
+  std::vector<std::uint32_t> flow_seen_;  // by flow: the last group search that found it
+  std::vector<std::int32_t> flow_local_;  // by flow: its number in that search's group
   SharingProblem problem_;
   SharingWorkspace workspace_;
   std::vector<double> rates_;

@@ -21,37 +21,45 @@ void SharingProblem::clear() {
   flow_start.assign(1, 0);
   resources.clear();
   weights.clear();
+  resource_start.clear();
+  resource_flows.clear();
 }
 
 void max_min_rates(const SharingProblem& problem, SharingWorkspace& work, std::vector<double>& rates) {
   const int nflows = problem.num_flows();
   const auto nresources = problem.capacities.size();
   rates.assign(static_cast<std::size_t>(nflows), std::numeric_limits<double>::infinity());
-  // The flows of each resource, in compressed rows (counting sort by resource).
   work.capacity_left.assign(problem.capacities.begin(), problem.capacities.end());
   const bool weighted = !problem.weights.empty();
   const auto weight_of = [&](std::int32_t crossing) {
     return weighted ? problem.weights[static_cast<std::size_t>(crossing)] : 1.0;
   };
-  work.resource_start.assign(nresources + 1, 0);
-  for (std::int32_t resource : problem.resources) ++work.resource_start[static_cast<std::size_t>(resource) + 1];
-  for (std::size_t r = 0; r < nresources; ++r) work.resource_start[r + 1] += work.resource_start[r];
   work.unfrozen.assign(nresources, 0.0);
   for (std::size_t i = 0; i < problem.resources.size(); ++i)
     work.unfrozen[static_cast<std::size_t>(problem.resources[i])] += weight_of(static_cast<std::int32_t>(i));
-  work.resource_flows.resize(problem.resources.size());
-  work.fill.assign(work.resource_start.begin(), work.resource_start.end() - 1);
-  for (int f = 0; f < nflows; ++f) {
-    const auto flow = static_cast<std::size_t>(f);
-    for (std::int32_t i = problem.flow_start[flow]; i < problem.flow_start[flow + 1]; ++i) {
-      const auto resource = static_cast<std::size_t>(problem.resources[static_cast<std::size_t>(i)]);
-      work.resource_flows[static_cast<std::size_t>(work.fill[resource]++)] = f;
+  const bool given = !problem.resource_start.empty();
+  if (!given) {  // counting sort by resource
+    work.resource_start.assign(nresources + 1, 0);
+    for (std::int32_t resource : problem.resources) ++work.resource_start[static_cast<std::size_t>(resource) + 1];
+    for (std::size_t r = 0; r < nresources; ++r) work.resource_start[r + 1] += work.resource_start[r];
+    work.resource_flows.resize(problem.resources.size());
+    work.fill.assign(work.resource_start.begin(), work.resource_start.end() - 1);
+    for (int f = 0; f < nflows; ++f) {
+      const auto flow = static_cast<std::size_t>(f);
+      for (std::int32_t i = problem.flow_start[flow]; i < problem.flow_start[flow + 1]; ++i) {
+        const auto resource = static_cast<std::size_t>(problem.resources[static_cast<std::size_t>(i)]);
+        work.resource_flows[static_cast<std::size_t>(work.fill[resource]++)] = f;
+      }
     }
   }
+  const std::vector<std::int32_t>& resource_start = given ? problem.resource_start : work.resource_start;
+  const std::vector<std::int32_t>& resource_flows = given ? problem.resource_flows : work.resource_flows;
   work.frozen.assign(static_cast<std::size_t>(nflows), 0);
-  work.touched_mark.assign(nresources, 0);
-  work.touched.clear();
-  // A min-heap of (fair share, resource); an entry is stale when the resource's share changed since.
+  // A min-heap of (fair share, resource), one entry per resource with unfrozen flows. Freezing a
+  // flow at the smallest share never lowers another resource's share (it takes the share from its
+  // capacity left and one flow from its count), so an entry's key is at most its resource's share:
+  // a popped entry whose share has since grown goes back in at its share instead of being pushed
+  // again at every change, and the heap stays at one entry per resource.
   auto share_of = [&](std::size_t r) { return std::max(0.0, work.capacity_left[r]) / work.unfrozen[r]; };
   auto later = std::greater<>{};
   work.heap.clear();
@@ -61,11 +69,19 @@ void max_min_rates(const SharingProblem& problem, SharingWorkspace& work, std::v
   while (!work.heap.empty()) {
     std::pop_heap(work.heap.begin(), work.heap.end(), later);
     const auto [share, bottleneck] = work.heap.back();
-    work.heap.pop_back();
     const auto b = static_cast<std::size_t>(bottleneck);
-    if (work.unfrozen[b] <= 0 || share != share_of(b)) continue;  // stale
-    for (std::int32_t i = work.resource_start[b]; i < work.resource_start[b + 1]; ++i) {
-      const auto f = static_cast<std::size_t>(work.resource_flows[static_cast<std::size_t>(i)]);
+    if (work.unfrozen[b] <= 0) {  // every flow on it froze elsewhere
+      work.heap.pop_back();
+      continue;
+    }
+    if (const double now_share = share_of(b); share != now_share) {  // grew since: back in at its share
+      work.heap.back().first = now_share;
+      std::push_heap(work.heap.begin(), work.heap.end(), later);
+      continue;
+    }
+    work.heap.pop_back();
+    for (std::int32_t i = resource_start[b]; i < resource_start[b + 1]; ++i) {
+      const auto f = static_cast<std::size_t>(resource_flows[static_cast<std::size_t>(i)]);
       if (work.frozen[f]) continue;
       work.frozen[f] = 1;
       rates[f] = share;
@@ -74,23 +90,8 @@ void max_min_rates(const SharingProblem& problem, SharingWorkspace& work, std::v
         const double weight = weight_of(j);
         work.capacity_left[r] -= weighted ? share * weight : share;
         work.unfrozen[r] -= weight;
-        if (!work.touched_mark[r]) {
-          work.touched_mark[r] = 1;
-          work.touched.push_back(static_cast<std::int32_t>(r));
-        }
       }
     }
-    // One new entry per resource the round changed, at its share after the round (the entries a
-    // push per frozen flow would add in between are stale by then, or equal to this one).
-    for (const std::int32_t touched : work.touched) {
-      const auto r = static_cast<std::size_t>(touched);
-      work.touched_mark[r] = 0;
-      if (work.unfrozen[r] > 0 && r != b) {
-        work.heap.emplace_back(share_of(r), touched);
-        std::push_heap(work.heap.begin(), work.heap.end(), later);
-      }
-    }
-    work.touched.clear();
   }
 }
 

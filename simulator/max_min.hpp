@@ -3,12 +3,12 @@
 //   1. every flow starts unfrozen; each resource has its capacity left and its unfrozen flows;
 //   2. the resource with the smallest fair share (capacity left / unfrozen flows on it) is the
 //      next bottleneck: its unfrozen flows get that share as their rate and freeze;
-//   3. their rates are taken from the capacity left of every other resource they cross, whose
-//      shares are then queued once each;
+//   3. their rates are taken from the capacity left of every other resource they cross (which
+//      only raises those resources' shares: each keeps one heap entry, moved up when popped);
 //   4. repeat until every flow is frozen.
-// No flow can then go faster without slowing a flow that is no faster than it. O((R + F h) log R)
-// for R resources, F flows of h resources each. Resources with no flow are ignored; a flow that
-// crosses no resource gets an infinite rate.
+// No flow can then go faster without slowing a flow that is no faster than it. O(F h + (R + M)
+// log R) for R resources, F flows of h resources each and M entries moved up. Resources with no
+// flow are ignored; a flow that crosses no resource gets an infinite rate.
 #pragma once
 
 #include <cstdint>
@@ -27,6 +27,11 @@ struct SharingProblem {
   std::vector<std::int32_t> flow_start{0};
   std::vector<std::int32_t> resources;
   std::vector<double> weights;  // empty: every crossing weighs 1
+  // Optional, the same crossings by resource, as a caller that found them so may give them:
+  // resource r's flows are resource_flows[resource_start[r] .. resource_start[r + 1]), a flow
+  // once per crossing, in any order. Empty: max_min_rates sorts the crossings by resource.
+  std::vector<std::int32_t> resource_start;
+  std::vector<std::int32_t> resource_flows;
 
   int num_flows() const { return static_cast<int>(flow_start.size()) - 1; }
   void add_flow(std::span<const std::int32_t> crossed);
@@ -42,8 +47,6 @@ struct SharingWorkspace {
   std::vector<std::int32_t> resource_flows;
   std::vector<std::int32_t> fill;
   std::vector<unsigned char> frozen;
-  std::vector<unsigned char> touched_mark;  // resources a bottleneck round changed
-  std::vector<std::int32_t> touched;
   std::vector<std::pair<double, std::int32_t>> heap;
 };
 

@@ -6,10 +6,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <numeric>
+#include <random>
+#include <span>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "collectives/algorithms/algorithm.hpp"
@@ -65,6 +69,92 @@ TEST(MaxMinRates, GivesWhatABottleneckLeavesToTheOthers) {
   const std::vector<double> rates = rates_of({7, 3, 5}, {{0, 1, 2}, {}});
   EXPECT_EQ(rates[0], 3);
   EXPECT_TRUE(std::isinf(rates[1]));
+}
+
+// Progressive filling as written, one bottleneck a round found by scanning every resource.
+std::vector<double> plain_filling(const simulator::SharingProblem& problem) {
+  const auto nflows = static_cast<std::size_t>(problem.num_flows());
+  const auto crossings_of = [&](std::size_t flow) {  // indexes into problem.resources
+    return std::pair{static_cast<std::size_t>(problem.flow_start[flow]), static_cast<std::size_t>(problem.flow_start[flow + 1])};
+  };
+  const auto weight = [&](std::size_t i) { return problem.weights.empty() ? 1.0 : problem.weights[i]; };
+  std::vector<double> left = problem.capacities;
+  std::vector<double> rates(nflows, std::numeric_limits<double>::infinity());
+  std::vector<bool> frozen(nflows, false);
+  for (;;) {
+    std::vector<double> unfrozen(left.size(), 0.0);
+    for (std::size_t f = 0; f < nflows; ++f)
+      for (auto [i, end] = crossings_of(f); i < end && !frozen[f]; ++i)
+        unfrozen[static_cast<std::size_t>(problem.resources[i])] += weight(i);
+    std::size_t bottleneck = left.size();
+    for (std::size_t r = 0; r < left.size(); ++r)
+      if (unfrozen[r] > 0 &&
+          (bottleneck == left.size() || left[r] / unfrozen[r] < left[bottleneck] / unfrozen[bottleneck]))
+        bottleneck = r;
+    if (bottleneck == left.size()) return rates;
+    const double share = left[bottleneck] / unfrozen[bottleneck];
+    for (std::size_t f = 0; f < nflows; ++f) {
+      const auto [first, end] = crossings_of(f);
+      const auto crossed = std::span(problem.resources).subspan(first, end - first);
+      if (frozen[f] || std::find(crossed.begin(), crossed.end(), static_cast<std::int32_t>(bottleneck)) == crossed.end())
+        continue;
+      frozen[f] = true;
+      rates[f] = share;
+      for (std::size_t i = first; i < end; ++i) left[static_cast<std::size_t>(problem.resources[i])] -= share * weight(i);
+    }
+  }
+}
+
+// Random problems, weighted or not, their crossings by resource given (in a shuffled order) or
+// sorted by max_min_rates: the heap's one entry per resource, moved up when its share grew, finds
+// the bottlenecks plain filling finds.
+TEST(MaxMinRates, AgreesWithPlainProgressiveFillingOnRandomProblems) {
+  std::mt19937 random(33);
+  for (int trial = 0; trial < 400; ++trial) {
+    simulator::SharingProblem problem;
+    const int nresources = std::uniform_int_distribution<int>(1, 24)(random);
+    for (int r = 0; r < nresources; ++r)
+      problem.capacities.push_back(std::uniform_real_distribution<double>(1, 100)(random));
+    const bool weighted = trial % 3 == 1;
+    const int nflows = std::uniform_int_distribution<int>(1, 50)(random);
+    for (int f = 0; f < nflows; ++f) {
+      std::vector<std::int32_t> crossed(static_cast<std::size_t>(std::uniform_int_distribution<int>(0, 6)(random)));
+      for (std::int32_t& resource : crossed)
+        resource = std::uniform_int_distribution<std::int32_t>(0, nresources - 1)(random);
+      std::vector<double> weights(crossed.size());
+      for (double& w : weights) w = std::uniform_int_distribution<int>(1, 4)(random) * 0.5;
+      if (weighted)
+        problem.add_flow(crossed, weights);
+      else
+        problem.add_flow(crossed);
+    }
+    if (trial % 3 == 2) {  // the crossings by resource, as a caller gives them
+      std::vector<std::vector<std::int32_t>> by_resource(static_cast<std::size_t>(nresources));
+      for (int f = 0; f < nflows; ++f) {
+        const auto flow = static_cast<std::size_t>(f);
+        for (auto i = static_cast<std::size_t>(problem.flow_start[flow]); i < static_cast<std::size_t>(problem.flow_start[flow + 1]); ++i)
+          by_resource[static_cast<std::size_t>(problem.resources[i])].push_back(f);
+      }
+      for (auto& flows : by_resource) {
+        std::shuffle(flows.begin(), flows.end(), random);
+        problem.resource_start.push_back(static_cast<std::int32_t>(problem.resource_flows.size()));
+        problem.resource_flows.insert(problem.resource_flows.end(), flows.begin(), flows.end());
+      }
+      problem.resource_start.push_back(static_cast<std::int32_t>(problem.resource_flows.size()));
+    }
+    simulator::SharingWorkspace workspace;
+    std::vector<double> rates;
+    simulator::max_min_rates(problem, workspace, rates);
+    const std::vector<double> expected = plain_filling(problem);
+    ASSERT_EQ(rates.size(), expected.size());
+    for (std::size_t f = 0; f < rates.size(); ++f) {
+      if (std::isinf(expected[f])) {
+        EXPECT_TRUE(std::isinf(rates[f])) << "trial " << trial << " flow " << f;
+        continue;
+      }
+      EXPECT_NEAR(rates[f], expected[f], 1e-9 * expected[f]) << "trial " << trial << " flow " << f;
+    }
+  }
 }
 
 // Ranks 0, 1 under switch A, ranks 2, 3 under switch B; A and B joined by one slower link.
@@ -379,6 +469,47 @@ TEST(SimulatorFlowLevel, SegmentsOverlapReducingOnePieceWithReceivingTheNext) {
   FlowLevelModel segmented(two.topology, gamma, options);
   EXPECT_NEAR(segmented.predict(two.ring, two.count, DataType::float32).prediction.seconds,
               2 * (two.alpha + two.b * two.beta) + static_cast<double>(options.segment_bytes) * gamma, 1e-12);
+}
+
+// Predictions (4 MiB of float32, default gamma) recorded before issue 33's solver work (commit
+// 7eea1a6: a heap entry per changed share, the group's problem copied and sorted after its
+// search), on presets where flows share links, with and without rank orbits; they hold within 1e-6.
+TEST(SimulatorFlowLevel, PredictsAsBeforeTheSolverWasSpedUp) {
+  struct Recorded {
+    const char* preset;
+    const char* algorithm;
+    std::int64_t segment_bytes;
+    double seconds;
+  };
+  const Recorded recorded[] = {
+      {"ring:64", "interval_paired", 4096, 0.0072912147200000421},
+      {"ring:64", "ring", 4096, 0.00071434943999996168},
+      {"ring:256", "interval_paired", 1 << 20, 0.029455612799999999},
+      {"ring:256", "halving_doubling", 4096, 0.029147265920000148},
+      {"ring:1024", "interval_paired", 1 << 20, 0.11689251520000001},
+      {"torus2d:8x16", "halving_doubling", 4096, 0.00075334528000000451},
+      {"torus2d:16x16", "interval_paired", 0, 0.0014523931428571432},
+      {"torus2d:16x16", "bine", 1 << 20, 0.00077107665217194317},
+      {"torus2d:32x32", "ring", 1 << 20, 0.0048462374400002452},
+      {"switch:16", "parameter_server", 0, 0.016359785600000003},
+      {"nvswitch:8,nodes:3", "bine", 4096, 0.00090216298666675489},
+      {"nvswitch:8,nodes:4", "ring", 4096, 0.00069793151999996425},
+      {"nvswitch:8,nodes:4", "swing", 1 << 20, 0.00055164757333333344},
+      {"dragonfly:8,routers=2,ranks=2,global=4", "ring", 0, 0.00083678175999999857},
+      {"dragonfly:8,routers=2,ranks=2,global=4", "recursive_doubling", 4096, 0.0028605970399999772},
+      {"dragonfly:8,routers=2,ranks=2,global=4", "interval_paired", 1 << 20, 0.0015445161866666666},
+  };
+  for (const Recorded& row : recorded) {
+    const Topology topology = make_preset_topology(row.preset);
+    const Schedule schedule = make_schedule(row.algorithm, Collective::allreduce, topology.num_endpoints());
+    FlowLevelOptions options;
+    options.segment_bytes = row.segment_bytes;
+    const double seconds = FlowLevelModel(topology, simulator::default_gamma_seconds_per_byte, options)
+                               .predict(schedule, std::int64_t{1} << 20, DataType::float32)
+                               .prediction.seconds;
+    EXPECT_NEAR(seconds, row.seconds, 1e-6 * row.seconds)
+        << row.algorithm << " on " << row.preset << ", segments " << row.segment_bytes;
+  }
 }
 
 TEST(SimulatorFlowLevel, IsDeterministicRunToRun) {
