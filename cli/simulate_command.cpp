@@ -245,15 +245,21 @@ int run_simulate(const SimulateArguments& arguments, TimeLimit& time_limit) {
   const simulator::Predictor& model = models.front();
   std::vector<Schedule> schedules;
   const AlgorithmOptions algorithm_options = with_topology_groups(options.algorithm_options, topology);
+  // Where the group size came from, for the notes of the algorithms that group ranks.
+  const std::string_view group_source = options.algorithm_options.group_size > 0 ? "--group-size"
+                                        : algorithm_options.group_size > 0      ? "the topology's ranks per node"
+                                                                                : "no --group-size, none from the topology";
   for (const std::string& name : options.algorithms) {
     schedules.push_back(make_schedule(name, Collective::allreduce, nranks, algorithm_options));
     if (name == "hierarchical")
       notes.push_back(fmt::format("hierarchical: groups of {} ranks ({}), {} across them",
-                                  hierarchical_group_size(nranks, algorithm_options.group_size),
-                                  options.algorithm_options.group_size > 0 ? "--group-size"
-                                  : algorithm_options.group_size > 0      ? "the topology's ranks per node"
-                                                                          : "no --group-size, none from the topology",
+                                  hierarchical_group_size(nranks, algorithm_options.group_size), group_source,
                                   algorithm_options.inner));
+    if (name == "nccl_ring" || name == "nccl_tree")  // no group size: one node
+      notes.push_back(fmt::format(
+          "{}: nodes of {} ranks ({})", name,
+          algorithm_options.group_size > 0 ? hierarchical_group_size(nranks, algorithm_options.group_size) : nranks,
+          group_source));
   }
   if (model.flows)  // the model's own orbits: its predictions reuse them
     check_flow_work(schedules, options.algorithms, sizes, options,

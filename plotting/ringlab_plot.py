@@ -58,6 +58,8 @@ STYLE = {
     "bruck": ("tab:cyan", "*"),
     "double_binary_tree": ("darkgreen", "h"),
     "hierarchical": ("maroon", "8"),
+    "nccl_ring": ("navy", "p"),
+    "nccl_tree": ("darkorange", "d"),
     "mpi-native": ("tab:orange", "P"),
 }
 

@@ -10,7 +10,8 @@
 
 namespace ringlab {
 
-// The parameters a schedule builder gets (the CLI's --root, --shards, --group-size, --inner);
+// The parameters a schedule builder gets (the CLI's --root, --shards, --group-size, --inner,
+// --channels, --pipeline);
 // each algorithm reads those it has and ignores the rest.
 struct AlgorithmOptions {
   int root = 0;    // parameter-server root (server of shard 0) and broadcast root
