@@ -12,6 +12,9 @@ void add_algorithm_options(CLI::App& command, AlgorithmOptions& options) {
   command.add_option("--group-size", options.group_size,
                      "hierarchical: ranks per group (0: the topology's ranks per node, else the largest divisor <= sqrt N)")
       ->capture_default_str();
+  command.add_option("--step-blocks", options.step_blocks,
+                     "bruck_bounded: the most of the N blocks a rank sends in one step (>= 1)")
+      ->capture_default_str();
   command
       .add_option_function<std::string>(
           "--inner",

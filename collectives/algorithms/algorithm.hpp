@@ -20,6 +20,7 @@ struct AlgorithmOptions {
   // trivially copied aggregate; the CLI stores find_algorithm(...).name).
   int group_size = 0;
   std::string_view inner = "ring";
+  int step_blocks = 1;  // bruck_bounded: the most blocks a rank sends in one step (>= 1)
 };
 
 using ScheduleMaker = Schedule (*)(Collective collective, int nranks, const AlgorithmOptions& options);
