@@ -1,5 +1,5 @@
 // The schedule parameters every command with --algo takes (AlgorithmOptions), registered in one
-// place: --root, --shards, --group-size, --inner.
+// place: --root, --shards, --group-size, --inner, --channels, --pipeline.
 #pragma once
 
 #include <CLI/CLI.hpp>

@@ -33,6 +33,7 @@
 #include "cli/sweep_arguments.hpp"
 #include "cli/progress_line.hpp"
 #include "cli/time_limit.hpp"
+#include "simulator/nccl_protocol.hpp"
 #include "topology/topology_io.hpp"
 #include "simulator/type_op_gamma.hpp"
 #include "simulator/finite_prediction.hpp"
@@ -54,6 +55,7 @@ struct SimulateArguments {
   std::string trace;
   std::string emulate;  // "nccl": print nccl-tests' all_reduce_perf table instead of ringlab's
   bool algorithms_given = false;  // --algo was given (else --emulate nccl prices ring)
+  std::string protocol = "none";  // NCCL protocol costs: none, simple, ll, ll128, auto (nccl_protocol.hpp)
   bool link_stats = false;
   std::string command_line;
   // --workload: one training iteration instead of the size sweep
@@ -204,6 +206,13 @@ void check_flow_work(const std::vector<Schedule>& schedules, const std::vector<s
         simulator::max_simulated_flows));
 }
 
+// Records that `bytes` chose `protocol`: a new entry where the choice changes from the size before.
+void choose_protocol(std::vector<std::pair<std::int64_t, std::string_view>>& chosen, std::int64_t bytes,
+                     std::string_view protocol) {
+  if (!chosen.empty() && chosen.back().first == bytes) chosen.pop_back();
+  if (chosen.empty() || chosen.back().second != protocol) chosen.emplace_back(bytes, protocol);
+}
+
 int run_simulate(const SimulateArguments& arguments, TimeLimit& time_limit) {
   // Everything that can be refused is refused before the first prediction.
   const Topology topology = load_topology(arguments.topology);
@@ -219,35 +228,59 @@ int run_simulate(const SimulateArguments& arguments, TimeLimit& time_limit) {
   simulator::TypeOpPricing pricing(topology, arguments.gamma_seconds_per_byte, print_warning);
   const simulator::TypeOpPricing::Priced priced = pricing.at(options.type, options.op);
   const double gamma = priced.gamma_seconds_per_byte;
-  // The model (make_model), with its link loads and timelines where it simulates flows.
-  const simulator::Predictor model =
-      simulator::make_model(model_info.name, priced.topology, gamma, static_cast<std::int64_t>(options.segment_bytes),
-                            !arguments.trace.empty());
+  // One priced topology per protocol (--protocol; none: the topology as it is), each with its
+  // model (make_model), with its link loads and timelines where it simulates flows.
+  const std::vector<const simulator::NcclProtocol*> protocols = simulator::protocols_for(arguments.protocol);
+  if (protocols.size() > 1 && !arguments.trace.empty())
+    throw std::invalid_argument("--trace prices one protocol: with it, pick --protocol simple, ll or ll128 instead of auto");
+  std::vector<Topology> protocol_topologies;
+  protocol_topologies.reserve(std::max<std::size_t>(1, protocols.size()));
+  if (protocols.empty()) protocol_topologies.push_back(priced.topology);
+  for (const simulator::NcclProtocol* protocol : protocols)
+    protocol_topologies.push_back(simulator::with_nccl_protocol(priced.topology, *protocol));
+  std::vector<simulator::Predictor> models;
+  for (const Topology& protocol_topology : protocol_topologies)
+    models.push_back(simulator::make_model(model_info.name, protocol_topology, gamma,
+                                           static_cast<std::int64_t>(options.segment_bytes), !arguments.trace.empty()));
+  const simulator::Predictor& model = models.front();
   std::vector<Schedule> schedules;
   const AlgorithmOptions algorithm_options = with_topology_groups(options.algorithm_options, topology);
+  // Where the group size came from, for the notes of the algorithms that group ranks.
+  const std::string_view group_source = options.algorithm_options.group_size > 0 ? "--group-size"
+                                        : algorithm_options.group_size > 0      ? "the topology's ranks per node"
+                                                                                : "no --group-size, none from the topology";
   for (const std::string& name : options.algorithms) {
     schedules.push_back(make_schedule(name, Collective::allreduce, nranks, algorithm_options));
     if (name == "hierarchical")
       notes.push_back(fmt::format("hierarchical: groups of {} ranks ({}), {} across them",
-                                  hierarchical_group_size(nranks, algorithm_options.group_size),
-                                  options.algorithm_options.group_size > 0 ? "--group-size"
-                                  : algorithm_options.group_size > 0      ? "the topology's ranks per node"
-                                                                          : "no --group-size, none from the topology",
+                                  hierarchical_group_size(nranks, algorithm_options.group_size), group_source,
                                   algorithm_options.inner));
+    if (name == "nccl_ring" || name == "nccl_tree")  // no group size: one node
+      notes.push_back(fmt::format(
+          "{}: nodes of {} ranks ({})", name,
+          algorithm_options.group_size > 0 ? hierarchical_group_size(nranks, algorithm_options.group_size) : nranks,
+          group_source));
   }
   if (model.flows)  // the model's own orbits: its predictions reuse them
     check_flow_work(schedules, options.algorithms, sizes, options,
                     topology.footprint_curves().empty() && !topology.copy_cost_ratio() ? 1 : 2, model);
   // Each schedule is priced at every size: prepared once where the model can (the closed form
   // packs explicit ones).
-  std::vector<simulator::ScheduleSeconds> prepared;
+  std::vector<std::vector<simulator::ScheduleSeconds>> prepared(models.size());
   if (model.prepare)
-    for (const Schedule& schedule : schedules) prepared.push_back(model.prepare(schedule));
+    for (std::size_t m = 0; m < models.size(); ++m)
+      for (const Schedule& schedule : schedules) prepared[m].push_back(models[m].prepare(schedule));
+  // Per algorithm, the protocol each size chose (--protocol auto: the cheapest, as NCCL's tuner picks).
+  std::vector<std::vector<std::pair<std::int64_t, std::string_view>>> chosen(schedules.size());
 
   bench::RunDescription run{arguments.command_line, "simulator",
                             fmt::format("{} model on topology {}", arguments.model, topology.name()), nranks,
                             report::describe_machine(std::nullopt), std::move(notes),
                             bench::ModelDescription{arguments.model, arguments.topology, gamma}, {}, {}, {}};
+  if (!protocols.empty())
+    run.notes.push_back(fmt::format("NCCL protocol costs ({}): link bandwidth x fraction, per-hop and per-call "
+                                    "latencies from NCCL's src/graph/tuning.cc",
+                                    arguments.protocol));
   const bool ringlab_table = !options.quiet && arguments.emulate.empty();
   if (ringlab_table) print_simulate_header(run, model_info, options, topology);
   std::optional<simulator::AllreduceLowerBound> lower_bound;
@@ -277,10 +310,18 @@ int run_simulate(const SimulateArguments& arguments, TimeLimit& time_limit) {
             !(model_info.cuts_segments && topology.copy_cost_ratio())) {
           seconds = out_of_place_seconds;
         } else if (model.flows) {
-          const simulator::FlowPrediction predicted = model.flows(schedules[i], size.count, options.type, placement);
-          seconds = predicted.prediction.seconds;
+          std::optional<simulator::FlowPrediction> predicted;
+          for (std::size_t m = 0; m < models.size(); ++m) {
+            simulator::FlowPrediction candidate = models[m].flows(schedules[i], size.count, options.type, placement);
+            candidate.prediction.seconds += protocols.empty() ? 0 : protocols[m]->base_latency_seconds;
+            if (!predicted || candidate.prediction.seconds < predicted->prediction.seconds) {
+              predicted = std::move(candidate);
+              if (!in_place && !protocols.empty()) choose_protocol(chosen[i], size.bytes, protocols[m]->name);
+            }
+          }
+          seconds = predicted->prediction.seconds;
           if (&size == &sizes.back() && !in_place)
-            busiest.push_back(busiest_note(options.algorithms[i], size.bytes, predicted, topology));
+            busiest.push_back(busiest_note(options.algorithms[i], size.bytes, *predicted, protocol_topologies.front()));
           if (!arguments.trace.empty() && !in_place) {
             const nlohmann::json context = {{"command", arguments.command_line}, {"model", arguments.model},
                                             {"algorithm", options.algorithms[i]}, {"bytes", size.bytes},
@@ -290,14 +331,21 @@ int run_simulate(const SimulateArguments& arguments, TimeLimit& time_limit) {
                                             {"topology", arguments.topology}, {"segment_bytes", options.segment_bytes},
                                             {"gamma_seconds_per_byte", gamma}};
             const auto writing = time_limit.hold_while_writing();
-            io::write_json_file(arguments.trace, simulator::flow_trace_json(predicted, topology, context), 1,
+            io::write_json_file(arguments.trace, simulator::flow_trace_json(*predicted, topology, context), 1,
                                 data_output.descriptor());
           }
-        } else if (model.prepare) {
-          seconds = prepared[i](size.count, options.type, placement);
         } else {
-          seconds = model.seconds(schedules[i], size.count, options.type, options.op,
-                                  static_cast<std::int64_t>(options.segment_bytes), placement);
+          for (std::size_t m = 0; m < models.size(); ++m) {
+            const double candidate =
+                (model.prepare ? prepared[m][i](size.count, options.type, placement)
+                               : models[m].seconds(schedules[i], size.count, options.type, options.op,
+                                                   static_cast<std::int64_t>(options.segment_bytes), placement)) +
+                (protocols.empty() ? 0 : protocols[m]->base_latency_seconds);
+            if (m == 0 || candidate < seconds) {
+              seconds = candidate;
+              if (!in_place && !protocols.empty()) choose_protocol(chosen[i], size.bytes, protocols[m]->name);
+            }
+          }
         }
         seconds = simulator::finite_prediction(
             seconds, fmt::format("{} at {} B, {}", options.algorithms[i], size.bytes, name_of(placement)));
@@ -325,6 +373,13 @@ int run_simulate(const SimulateArguments& arguments, TimeLimit& time_limit) {
   if (ringlab_table) {
     bench::print_footer(stdout, rows, options);
     for (const std::string& line : busiest) fmt::print("# {}\n", line);
+  }
+  for (std::size_t i = 0; i < schedules.size() && !protocols.empty(); ++i) {
+    std::string line = fmt::format("{}: protocol", options.algorithms[i]);
+    for (const auto& [bytes, name] : chosen[i]) line += fmt::format(" {} from {} B,", name, bytes);
+    line.pop_back();
+    if (ringlab_table) fmt::print("# {}\n", line);
+    run.notes.push_back(line);
   }
   const nlohmann::json report = bench::make_report(run, options, rows, true);
   if (!options.quiet && !arguments.emulate.empty()) {
@@ -444,6 +499,19 @@ CommandRunner add_simulate_command(CLI::App& app, const std::string& command_lin
                       "Write a Chrome-trace/Perfetto JSON timeline of the simulation, with per-link loads "
                       "(flow-level; one algorithm and one size; - = standard output)")
       ->check(output_path());
+  command
+      ->add_option("--protocol", arguments->protocol,
+                   "NCCL protocol costs (src/graph/tuning.cc): none, simple, ll, ll128, or auto (the cheapest per size, "
+                   "printed, as NCCL picks)")
+      ->capture_default_str()
+      ->check([](const std::string& name) {
+        try {
+          simulator::protocols_for(name);
+          return std::string();
+        } catch (const std::invalid_argument& error) {
+          return std::string(error.what());
+        }
+      });
   command->add_flag("--link-stats", arguments->link_stats,
                     "Add to each row of the --json report the bytes on links (bytes x links crossed, summed), the "
                     "busiest link's bytes and the all-reduce lower bound on the topology (docs/algorithm-map.md)");

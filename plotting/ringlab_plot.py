@@ -59,6 +59,8 @@ STYLE = {
     "bruck_bounded": ("darkcyan", "p"),
     "double_binary_tree": ("darkgreen", "h"),
     "hierarchical": ("maroon", "8"),
+    "nccl_ring": ("navy", "p"),
+    "nccl_tree": ("darkorange", "d"),
     "mpi-native": ("tab:orange", "P"),
 }
 

@@ -137,10 +137,10 @@ MeasuredReport measured_report_from_json(const nlohmann::json& document, const s
   if (string_member(document, "kind", path, "(top level)") != "measured")
     fail(path, "is a predicted report (ringlab simulate); compare needs a measured one (ringlab bench --json)");
   const std::string command = string_member(document, "command", path, "(top level)");
-  for (const char* option : {"--root", "--shards", "--group-size", "--inner"})
+  for (const char* option : {"--root", "--shards", "--group-size", "--inner", "--channels", "--pipeline"})
     if (command.find(option) != std::string::npos)
       fail(path, fmt::format("was run with {}, which the report's config does not record; compare reports run with "
-                             "the default --root, --shards, --group-size and --inner", option));
+                             "the default --root, --shards, --group-size, --inner, --channels and --pipeline", option));
   const nlohmann::json& config = member(document, "config", path, "(top level)");
   MeasuredReport report;
   report.path = path;

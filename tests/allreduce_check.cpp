@@ -37,10 +37,13 @@ std::vector<Implementation> every_implementation(int nranks, bool with_native) {
       {"swing_latency", {}, "swing_latency", ""},
       {"bine", {}, "bine", "swing"},
       {"bruck", {}, "bruck", "interval_paired"},
-      {"bruck_bounded", {0, 1, 0, "ring", 2}, "bruck_bounded_b2", "bruck"},
+      {"bruck_bounded", {0, 1, 0, "ring", 0, 0, 2}, "bruck_bounded_b2", "bruck"},
       {"double_binary_tree", {}, "double_binary_tree", ""},
       // Groups of 2 and interval_paired across them, whose wrapping ranges become two ops each.
       {"hierarchical", {0, 1, 2, "interval_paired"}, "hierarchical", "interval_paired"},
+      // Nodes of 2, 3 channels, 2 slices: per-channel orders and slices one step apart.
+      {"nccl_ring", {0, 1, 2, "ring", 3, 2}, "nccl_ring", ""},
+      {"nccl_tree", {0, 1, 2, "ring", 0, 3}, "nccl_tree", ""},
   };
   if (with_native) list.push_back({std::string(mpi_native), {}, "mpi_native", ""});
   return list;

@@ -22,7 +22,8 @@ struct Implementation {
 
 // parameter_server (central and k = N), ring, interval_paired, halving_doubling, recursive_doubling,
 // swing, swing_latency, bine, bruck, double_binary_tree, hierarchical (groups of 2, interval_paired
-// across); plus mpi-native when `with_native`.
+// across), nccl_ring (nodes of 2, 3 channels, 2 slices), nccl_tree (nodes of 2, 3 segments); plus
+// mpi-native when `with_native`.
 // Without the ones whose schedule at N ranks equals their twin's (bine is swing below N = 8,
 // bruck is interval_paired at N = 2^K and 2^K - 1, hierarchical at odd N): running them would repeat the twin's cases.
 std::vector<Implementation> implementations(int nranks, bool with_native);

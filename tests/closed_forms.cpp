@@ -44,6 +44,37 @@ ClosedForm closed_form(std::string_view algorithm, Collective collective, int nr
       case Collective::broadcast: break;
     }
   }
+  if (algorithm == "nccl_ring") {
+    // C rings of L slices one step apart: the ring's bytes, 2(N-1) + L - 1 steps.
+    const int slices = options.pipeline > 0 ? options.pipeline : 1;
+    const int steps = 2 * (nranks - 1) + slices - 1;
+    return {steps, 2 * (n - 1) / n, 1.0 * steps, 2 * (n - 1) / n, (n - 1) / n};
+  }
+  if (algorithm == "nccl_tree") {
+    // Chains of G, double binary tree over M = N/G nodes, S segments a tree (a chunk, n/(2S),
+    // each). Height H: G + 2K - 2 (G, M >= 2: the chain, then 2 a node level through local 1),
+    // G - 1 (one node), K (G = 1), K = ceil(log2 M). Sent (n/2 a tree up and to each child): a
+    // chain middle sends n; a node's head or local 1 also its node links, 2.5 n once a node has a
+    // parent and a child in one tree (M >= 4, or M = 3 with G >= 3); G = 1 is double_binary_tree's.
+    // A step moves at most 6 chunks into or out of a rank (per tree one segment up, two down) and
+    // reduces at most 4.
+    const int segments = options.pipeline > 0 ? options.pipeline : 8;
+    const int group_size = options.group_size > 0 ? hierarchical_group_size(nranks, options.group_size) : nranks;
+    const int nodes = nranks / group_size;
+    const int levels = log2_ceil(nodes);
+    const int height = group_size == 1 ? levels : (nodes == 1 ? group_size - 1 : group_size + 2 * levels - 2);
+    const int steps = segments - 1 + 2 * height;
+    double sent = 0;
+    if (group_size == 1) sent = nodes == 2 ? 1 : (nodes == 3 ? 1.5 : 2);
+    else if (nodes == 1) sent = group_size == 2 ? 1 : 2;
+    else if (nodes == 2 || (nodes == 3 && group_size == 2)) sent = 2;
+    else sent = 2.5;
+    const double chunk = 1.0 / (2 * segments);
+    ClosedForm form{steps, sent, 1.0 * steps, 6 * chunk * steps, 4 * chunk * steps};
+    form.exact_path = false;
+    form.min_step_beta = chunk;
+    return form;
+  }
   if (algorithm == "double_binary_tree") {
     // S = 4 segments a tree, a chunk (n/8) each. Sent: per tree n/2 to the parent and to each
     // child; two children in one tree means a leaf in the other (2n), only from N = 4. A step moves

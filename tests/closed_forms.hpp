@@ -17,8 +17,9 @@ struct ClosedForm {
   double alphas = 0;
   double beta = 0;
   double gamma = 0;
-  // false where the critical path has no closed form here (double_binary_tree, whose pipeline
-  // fills unevenly): beta and gamma are then upper bounds (each step's most on any path) and
+  // false where the critical path has no closed form here (double_binary_tree and nccl_tree, whose
+  // pipelines fill unevenly): alphas, beta and gamma are then upper bounds (the slowest path may
+  // skip steps; beta and gamma take each step's most on any path) and
   // steps x (alpha + min_step_beta n beta) is a lower bound on its time.
   bool exact_path = true;
   double min_step_beta = 0;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "collectives/algorithms/algorithm.hpp"
 #include "collectives/algorithms/bine_pairs.hpp"
@@ -49,9 +50,14 @@ std::vector<ScheduleCase> schedule_cases() {
   cases.push_back({"hierarchical", Collective::allreduce, {0, 1, 3, "interval_paired"}, "hierarchical_allreduce_groups3_ip"});
   cases.push_back({"hierarchical", Collective::allreduce, {0, 1, 2, "double_binary_tree"}, "hierarchical_allreduce_groups2_dbt"});
   // bruck_bounded with room for 2, 3 and 64 blocks a step (the default is 1).
-  cases.push_back({"bruck_bounded", Collective::allreduce, {0, 1, 0, "ring", 2}, "bruck_bounded_allreduce_b2"});
-  cases.push_back({"bruck_bounded", Collective::reduce_scatter, {0, 1, 0, "ring", 3}, "bruck_bounded_reduce_scatter_b3"});
-  cases.push_back({"bruck_bounded", Collective::allgather, {0, 1, 0, "ring", 64}, "bruck_bounded_allgather_b64"});
+  cases.push_back({"bruck_bounded", Collective::allreduce, {0, 1, 0, "ring", 0, 0, 2}, "bruck_bounded_allreduce_b2"});
+  cases.push_back({"bruck_bounded", Collective::reduce_scatter, {0, 1, 0, "ring", 0, 0, 3}, "bruck_bounded_reduce_scatter_b3"});
+  cases.push_back({"bruck_bounded", Collective::allgather, {0, 1, 0, "ring", 0, 0, 64}, "bruck_bounded_allgather_b64"});
+  // nccl_ring: 3 channels of 4 slices over nodes of 4 (or the largest divisor below).
+  cases.push_back({"nccl_ring", Collective::allreduce, {0, 1, 4, "ring", 3, 4}, "nccl_ring_allreduce_3channels_4slices"});
+  // nccl_tree: nodes of 2, 3 and 8 (or the largest divisor below), 4 segments a tree.
+  for (int group_size : {2, 3, 8})
+    cases.push_back({"nccl_tree", Collective::allreduce, {0, 1, group_size, "ring", 0, 4}, fmt::format("nccl_tree_allreduce_groups{}", group_size)});
   return cases;
 }
 
@@ -72,7 +78,8 @@ TEST_P(Schedules, VerifiesAndMatchesClosedFormsForEveryRankCount) {
     const CostModel model{2e-6, 1e-10, 3e-11};
     const double bytes = 1 << 20;
     const CriticalPath path = critical_path(schedule, model, bytes);
-    EXPECT_NEAR(path.latency_terms, expected.alphas, 1e-9) << "N=" << nranks;
+    if (expected.exact_path) EXPECT_NEAR(path.latency_terms, expected.alphas, 1e-9) << "N=" << nranks;
+    else EXPECT_LE(path.latency_terms, expected.alphas + 1e-9) << "N=" << nranks;
     const double closed_seconds = expected.alphas * model.alpha_seconds + expected.beta * bytes * model.beta_seconds_per_byte +
                                   expected.gamma * bytes * model.gamma_seconds_per_byte;
     if (!expected.exact_path) {
@@ -117,6 +124,26 @@ TEST(ScheduleClosedForms, HierarchicalGroupsAndCostsWorkedByHand) {
   EXPECT_THROW(make_schedule("hierarchical", Collective::allreduce, 8, {0, 1, 2, "hierarchical"}), std::invalid_argument);
   EXPECT_THROW(make_schedule("hierarchical", Collective::allreduce, 8, {0, 1, 2, "rign"}), std::invalid_argument);
   EXPECT_THROW(make_schedule("hierarchical", Collective::allreduce, 8, {0, 1, -1, "ring"}), std::invalid_argument);
+}
+
+TEST(ScheduleClosedForms, NcclRingChannelsLeaveNodesAtOtherRanks) {
+  // Two nodes of 8, 8 channels: channel c runs through node 0 as c, c+1, ..., c-1, so it
+  // crosses to node 1 from rank (c + 7) mod 8 to rank 8 + c: 8 distinct links between the nodes.
+  const Schedule schedule = make_schedule("nccl_ring", Collective::allreduce, 16, {0, 1, 8, "ring", 8, 1});
+  std::set<std::pair<int, int>> crossings;
+  for (int rank = 0; rank < 8; ++rank) {
+    const RankProgram program = schedule.program(rank);
+    for (const Op& op : program.steps.front())
+      if (op.kind == OpKind::send && op.peer >= 8) crossings.insert({rank, op.peer});
+  }
+  std::set<std::pair<int, int>> expected;
+  for (int channel = 0; channel < 8; ++channel) expected.insert({(channel + 7) % 8, 8 + channel});
+  EXPECT_EQ(crossings, expected);
+  // One node (no --group-size): every channel is the cycle r -> r+1.
+  const RankProgram one_node = make_schedule("nccl_ring", Collective::allreduce, 5, {0, 1, 0, "ring", 4, 2}).program(3);
+  for (const Op& op : one_node.steps[1]) EXPECT_EQ(op.peer, op.kind == OpKind::send ? 4 : 2);
+  EXPECT_THROW(make_schedule("nccl_ring", Collective::allreduce, 8, {0, 1, 0, "ring", 65, 1}), std::invalid_argument);
+  EXPECT_THROW(make_schedule("nccl_ring", Collective::allreduce, 8, {0, 1, 0, "ring", 2, -1}), std::invalid_argument);
 }
 
 TEST(ScheduleClosedForms, SwingPairsAtThePapersDistances) {
@@ -230,10 +257,10 @@ TEST(ScheduleClosedForms, BruckBoundedSendsAtMostItsStepBlocks) {
   EXPECT_THROW(make_schedule("bruck_bounded", Collective::allgather, 4, none), std::invalid_argument);
 }
 
-// Each rank's parent in a double_binary_tree tree: the rank it receives (plain recv) the tree's first
-// chunk from; -1 for the root.
-std::vector<int> tree_parents(int nranks, std::int64_t first_chunk) {
-  const Schedule schedule = make_schedule("double_binary_tree", Collective::allreduce, nranks);
+// Each rank's parent in a tree of a double_binary_tree or nccl_tree schedule: the rank it receives
+// (plain recv) the tree's first chunk from; -1 for the root.
+std::vector<int> schedule_tree_parents(const Schedule& schedule, std::int64_t first_chunk) {
+  const int nranks = schedule.nranks;
   std::vector<int> parents(static_cast<std::size_t>(nranks), -1);
   for (int rank = 0; rank < nranks; ++rank)
     for (const Step& step : schedule.program(rank).steps)
@@ -243,6 +270,26 @@ std::vector<int> tree_parents(int nranks, std::int64_t first_chunk) {
           parents[static_cast<std::size_t>(rank)] = op.peer;
         }
   return parents;
+}
+
+std::vector<int> tree_parents(int nranks, std::int64_t first_chunk) {
+  return schedule_tree_parents(make_schedule("double_binary_tree", Collective::allreduce, nranks), first_chunk);
+}
+
+TEST(ScheduleClosedForms, NcclTreeChainsNodesAndLinksThemByNcclsBalancedPattern) {
+  // 4 nodes of 4. Tree 0 over nodes: 2 under 0 (type 1: lands on rank 0), 1 under 2 (type 0:
+  // on local 1, rank 9), 3 under 2 (type 1: rank 8). Chains 4k -> 4k+1 -> 4k+2 -> 4k+3.
+  const Schedule schedule = make_schedule("nccl_tree", Collective::allreduce, 16, {0, 1, 4, "ring", 0, 2});
+  EXPECT_EQ(schedule_tree_parents(schedule, 0), (std::vector<int>{-1, 0, 1, 2, 9, 4, 5, 6, 0, 8, 9, 10, 8, 12, 13, 14}));
+  // Tree 1 mirrors the nodes (m -> 3 - m): root node 3; node 1 under 3 (in tree-0 coordinates 2
+  // under 0: type 1, rank 12); node 2 under 1 (1 under 2: type 0, rank 5); node 0 under 1 (type 1, rank 4).
+  EXPECT_EQ(schedule_tree_parents(schedule, 2), (std::vector<int>{4, 0, 1, 2, 12, 4, 5, 6, 5, 8, 9, 10, -1, 12, 13, 14}));
+  // G = 1 at N = 2^K with 4 segments is double_binary_tree itself.
+  for (int nranks : {2, 4, 8, 16, 32}) {
+    const Schedule tree = make_schedule("nccl_tree", Collective::allreduce, nranks, {0, 1, 1, "ring", 0, 4});
+    const Schedule reference = make_schedule("double_binary_tree", Collective::allreduce, nranks);
+    for (int rank = 0; rank < nranks; ++rank) EXPECT_EQ(tree.program(rank).steps, reference.program(rank).steps) << nranks;
+  }
 }
 
 TEST(ScheduleClosedForms, DoubleBinaryTreeBuildsNcclsTreesAndPipelinesFourSegments) {

@@ -143,6 +143,18 @@ void Topology::set_copy_cost_ratio(double copy_over_reduce) {
   copy_cost_ratio_ = copy_over_reduce;
 }
 
+void Topology::adjust_link(DirectedLinkId id, double bandwidth_factor, double added_latency) {
+  if (id < 0 || id >= num_directed_links())
+    throw std::invalid_argument(fmt::format("directed link {} does not exist (the topology has {})", id, num_directed_links()));
+  if (!std::isfinite(bandwidth_factor) || bandwidth_factor <= 0 || !std::isfinite(added_latency) || added_latency < 0)
+    throw std::invalid_argument(fmt::format("link adjustment x{} bandwidth, +{} s latency: the factor must be > 0 and "
+                                            "the latency >= 0, both finite",
+                                            bandwidth_factor, added_latency));
+  DirectedLink& link = directed_links_[static_cast<std::size_t>(id)];
+  link.bandwidth *= bandwidth_factor;
+  link.latency += added_latency;
+}
+
 void Topology::set_receive_fragment_bytes(std::int64_t bytes) {
   if (bytes < 1)
     throw std::invalid_argument(fmt::format(

@@ -158,6 +158,10 @@ class Topology {
   // A symmetry of the network as built (see RankSymmetry), or none; unchecked here (symmetry.hpp
   // checks).
   void set_rank_symmetry(std::optional<RankSymmetry> symmetry) { rank_symmetry_ = std::move(symmetry); }
+  // Multiplies directed link `id`'s bandwidth by `bandwidth_factor` (> 0) and adds `added_latency`
+  // seconds (>= 0) to its latency: a transport's costs on top of the wire's
+  // (simulator/nccl_protocol.hpp). Throws std::invalid_argument on a bad id or value.
+  void adjust_link(DirectedLinkId id, double bandwidth_factor, double added_latency);
   // This topology as it is for a job touching `footprint_bytes`: every link's bandwidth, every
   // limited switch's capacity, gamma (both forms) and the copy cost ratio replaced by their curves' values there (those without a
   // curve kept; link_bandwidth_factor multiplies each link's own bandwidth), and no curves.

@@ -10,7 +10,8 @@
 
 namespace ringlab {
 
-// The parameters a schedule builder gets (the CLI's --root, --shards, --group-size, --inner);
+// The parameters a schedule builder gets (the CLI's --root, --shards, --group-size, --inner,
+// --channels, --pipeline);
 // each algorithm reads those it has and ignores the rest.
 struct AlgorithmOptions {
   int root = 0;    // parameter-server root (server of shard 0) and broadcast root
@@ -20,8 +21,19 @@ struct AlgorithmOptions {
   // trivially copied aggregate; the CLI stores find_algorithm(...).name).
   int group_size = 0;
   std::string_view inner = "ring";
+  // nccl_ring: channels C (0: nccl_channels_default); nccl_ring and nccl_tree: pipeline depth,
+  // the slices each channel's or tree's share is cut into (0: the algorithm's default).
+  int channels = 0;
+  int pipeline = 0;
   int step_blocks = 1;  // bruck_bounded: the most blocks a rank sends in one step (>= 1)
 };
+
+// What NCCL runs on an 8-GPU NVSwitch node (A100, H100): its ring search (src/graph/search.cc)
+// finds 6 rings (40 GB/s each on sm80, 60 on sm90), ncclTopoDupChannels doubles them and
+// connect.cc doubles again: 24.
+inline constexpr int nccl_channels_default = 24;
+inline constexpr int max_channels = 64;  // NCCL's MAXCHANNELS (src/include/device.h)
+inline constexpr int max_pipeline = 64;
 
 using ScheduleMaker = Schedule (*)(Collective collective, int nranks, const AlgorithmOptions& options);
 
@@ -56,6 +68,11 @@ Schedule make_schedule(const AlgorithmInfo& algorithm, Collective collective, in
 // hierarchical's groups at N ranks: the largest divisor of N not above `requested` (all N when
 // requested >= N); requested 0 gives the largest divisor g of N with g * g <= N.
 int hierarchical_group_size(int nranks, int requested);
+
+// double_binary_tree's two trees over N ranks (tree 0 or 1): a rank's parent (-1 for the root) and
+// height (leaves 0, the root ceil(log2 N)); nccl_tree builds its trees over nodes with them.
+int double_binary_tree_parent(int tree, int rank, int nranks);
+int double_binary_tree_height(int tree, int rank, int nranks);
 
 // Helpers shared by the algorithm files.
 int floor_log2(int value);

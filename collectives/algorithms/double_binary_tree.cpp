@@ -34,9 +34,17 @@ int btree_parent(int rank, int nranks) {
   return up < nranks ? up : rank ^ bit;
 }
 
+// Tree-0 height of a rank: log2 of its lowest bit; the root's is K.
+int btree_height(int rank, int nranks) {
+  if (rank == 0) return ceil_log2(nranks);
+  return floor_log2(lowest_bit(rank));
+}
+
+}  // namespace
+
 // Tree `tree`'s parent of rank: tree 0, or tree 0 seen through the mirror (N even) or the shift
 // (N odd), both their own inverse up to direction.
-int tree_parent(int tree, int rank, int nranks) {
+int double_binary_tree_parent(int tree, int rank, int nranks) {
   if (tree == 0) return btree_parent(rank, nranks);
   if (nranks % 2 == 0) {
     const int parent = btree_parent(nranks - 1 - rank, nranks);
@@ -46,20 +54,16 @@ int tree_parent(int tree, int rank, int nranks) {
   return parent < 0 ? -1 : (parent + 1) % nranks;
 }
 
-// Tree-0 height of a rank: log2 of its lowest bit; the root's is K.
-int btree_height(int rank, int nranks) {
-  if (rank == 0) return ceil_log2(nranks);
-  return floor_log2(lowest_bit(rank));
-}
-
-int tree_height(int tree, int rank, int nranks) {
+int double_binary_tree_height(int tree, int rank, int nranks) {
   if (tree == 0) return btree_height(rank, nranks);
   return btree_height(nranks % 2 == 0 ? nranks - 1 - rank : (rank + nranks - 1) % nranks, nranks);
 }
 
+namespace {
+
 int tree_depth(int tree, int rank, int nranks) {
   int depth = 0;
-  for (int up = tree_parent(tree, rank, nranks); up >= 0; up = tree_parent(tree, up, nranks)) ++depth;
+  for (int up = double_binary_tree_parent(tree, rank, nranks); up >= 0; up = double_binary_tree_parent(tree, up, nranks)) ++depth;
   return depth;
 }
 
@@ -74,9 +78,9 @@ Schedule double_binary_tree(Collective, int nranks, const AlgorithmOptions&) {
       const std::int64_t chunk = tree * segments + segment;
       const ChunkRange chunks{chunk, chunk + 1};
       for (int rank = 0; rank < nranks; ++rank) {
-        const int parent = tree_parent(tree, rank, nranks);
+        const int parent = double_binary_tree_parent(tree, rank, nranks);
         if (parent < 0) continue;
-        const int up = segment + tree_height(tree, rank, nranks);
+        const int up = segment + double_binary_tree_height(tree, rank, nranks);
         add_op(schedule, rank, up, {OpKind::send, parent, chunks});
         add_op(schedule, parent, up, {OpKind::recv_reduce, rank, chunks});
         const int down = segment + root_height + tree_depth(tree, rank, nranks) - 1;

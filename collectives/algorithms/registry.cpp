@@ -64,6 +64,12 @@ Schedule make_schedule(const AlgorithmInfo& info, Collective collective, int nra
   if (options.group_size < 0)
     throw std::invalid_argument(
         fmt::format("--group-size {} must be at least 1 (ranks per group), or 0 to take it from the topology", options.group_size));
+  if (options.channels < 0 || options.channels > max_channels)
+    throw std::invalid_argument(fmt::format("--channels {} must be between 1 and {}, or 0 for the default ({})",
+                                            options.channels, max_channels, nccl_channels_default));
+  if (options.pipeline < 0 || options.pipeline > max_pipeline)
+    throw std::invalid_argument(
+        fmt::format("--pipeline {} must be between 1 and {}, or 0 for the algorithm's default", options.pipeline, max_pipeline));
   if (!supports(info, collective)) {
     std::vector<std::string_view> names;
     for (Collective supported : info.collectives) names.push_back(name_of(supported));
