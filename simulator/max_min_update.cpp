@@ -23,11 +23,13 @@ void MaxMinUpdate::grow(int flow) {
   listed_at_.resize(needed, -1);
   member_.resize(needed, 0);
   named_.resize(needed, 0);
+  active_.resize(needed, 0);
 }
 
 void MaxMinUpdate::add_flow(int flow, std::span<const std::int32_t> route) {
   grow(flow);
   unlist(flow);
+  active_[static_cast<std::size_t>(flow)] = 1;
   unrated_.push_back(flow);
   crossings_ += static_cast<std::int64_t>(route.size());
 }
@@ -38,6 +40,7 @@ void MaxMinUpdate::remove_flow(int flow, std::span<const std::int32_t> route, do
     load_[r] = (*shared.flows_on)[r].empty() ? 0.0 : load_[r] - rate;  // an empty resource sheds its rounding
   }
   unlist(flow);
+  active_[static_cast<std::size_t>(flow)] = 0;  // ended before it was rated, if so
   crossings_ -= static_cast<std::int64_t>(route.size());
 }
 
@@ -80,8 +83,7 @@ bool MaxMinUpdate::solve(std::span<const std::int32_t> dirty, const SharedFlows&
   set_.clear();
   set_crossings_ = 0;
   for (int flow : unrated_)
-    if (static_cast<std::size_t>(flow) < bottleneck_.size() && bottleneck_[static_cast<std::size_t>(flow)] < 0 &&
-        !shared.route(flow).empty())
+    if (active_[static_cast<std::size_t>(flow)] != 0 && bottleneck_[static_cast<std::size_t>(flow)] < 0)
       add_to_set(flow, shared);
   unrated_.clear();
   for (std::int32_t resource : dirty)

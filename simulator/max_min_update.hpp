@@ -76,6 +76,7 @@ class MaxMinUpdate {
   std::vector<std::int32_t> listed_at_;         // by flow: its entry in bottlenecked_
   std::vector<std::uint32_t> member_;           // by flow: the last solve whose set held it
   std::vector<std::uint32_t> named_;            // by flow: the last round a check named it
+  std::vector<unsigned char> active_;           // by flow: started and not ended
   std::vector<int> unrated_;                    // flows added since the last solve
   std::int64_t crossings_ = 0;                  // of every flow started and not ended
 

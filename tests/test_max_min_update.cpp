@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <random>
+#include <span>
+#include <utility>
 #include <vector>
 
 #include "collectives/algorithms/algorithm.hpp"
@@ -21,7 +23,7 @@ namespace {
 using simulator::MaxMinUpdate;
 
 // Flows on resources as a caller keeps them, with a full solve of every active flow.
-struct Network {
+struct SharedNetwork {
   std::vector<double> capacities;
   std::vector<std::vector<std::int32_t>> routes;  // by flow
   std::vector<double> rates;                      // by flow
@@ -29,7 +31,7 @@ struct Network {
   std::vector<std::vector<int>> flows_on;         // by resource
   simulator::SharedFlows shared;
 
-  explicit Network(std::vector<double> capacity) : capacities(std::move(capacity)), flows_on(capacities.size()) {
+  explicit SharedNetwork(std::vector<double> capacity) : capacities(std::move(capacity)), flows_on(capacities.size()) {
     shared.route = [this](int flow) { return std::span<const std::int32_t>(routes[static_cast<std::size_t>(flow)]); };
     shared.rate = [this](int flow) { return rates[static_cast<std::size_t>(flow)]; };
     shared.capacity = [this](std::int32_t resource) { return capacities[static_cast<std::size_t>(resource)]; };
@@ -66,11 +68,11 @@ TEST(MaxMinUpdate, RatesAreAFullSolvesThroughRandomStartsAndEnds) {
   std::uniform_real_distribution<double> capacity(1.0, 10.0);
   std::int64_t local = 0;
   std::int64_t declined = 0;
-  for (int trial = 0; trial < 20; ++trial) {
+  for (int trial = 0; trial < 200; ++trial) {
     const int nresources = 4 + trial % 12;
     std::vector<double> capacities;
     for (int r = 0; r < nresources; ++r) capacities.push_back(trial % 2 == 0 ? capacity(random) : 10.0);  // ties too
-    Network network(capacities);
+    SharedNetwork network(capacities);
     MaxMinUpdate update(capacities.size());
     std::vector<std::int32_t> dirty;
     for (int batch = 0; batch < 60; ++batch) {
@@ -92,8 +94,8 @@ TEST(MaxMinUpdate, RatesAreAFullSolvesThroughRandomStartsAndEnds) {
           update.remove_flow(flow, network.routes[f], network.rates[f], network.shared);
           continue;
         }
-        std::vector<std::int32_t> route;  // one starts, on 1 to 4 distinct resources
-        const int hops = 1 + static_cast<int>(random() % 4);
+        std::vector<std::int32_t> route;  // one starts, on 1 to 6 distinct resources
+        const int hops = 1 + static_cast<int>(random() % static_cast<unsigned>(2 + trial % 5));
         for (int hop = 0; hop < hops; ++hop) route.push_back(static_cast<std::int32_t>(random() % capacities.size()));
         std::sort(route.begin(), route.end());
         route.erase(std::unique(route.begin(), route.end()), route.end());
@@ -115,10 +117,12 @@ TEST(MaxMinUpdate, RatesAreAFullSolvesThroughRandomStartsAndEnds) {
         network.rates = network.full_solve(&update);  // the caller's fallback
       }
       const std::vector<double> expected = network.full_solve(nullptr);
-      for (std::size_t flow = 0; flow < expected.size(); ++flow)
-        if (network.active[flow])
+      for (std::size_t flow = 0; flow < expected.size(); ++flow) {
+        if (network.active[flow]) {
           ASSERT_NEAR(network.rates[flow], expected[flow], 1e-9 * expected[flow])
               << "trial " << trial << " batch " << batch << " flow " << flow;
+        }
+      }
     }
     local += update.local_solves();
     declined += update.declined();
