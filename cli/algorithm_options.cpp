@@ -18,6 +18,9 @@ void add_algorithm_options(CLI::App& command, AlgorithmOptions& options) {
   command.add_option("--pipeline", options.pipeline,
                      "nccl_ring: slices per channel (0: 1); nccl_tree: segments per tree (0: 8)")
       ->capture_default_str();
+  command.add_option("--step-blocks", options.step_blocks,
+                     "bruck_bounded: the most of the N blocks a rank sends in one step (>= 1)")
+      ->capture_default_str();
   command
       .add_option_function<std::string>(
           "--inner",

@@ -56,6 +56,7 @@ STYLE = {
     "swing_latency": ("tab:pink", ">"),
     "bine": ("tab:olive", "X"),
     "bruck": ("tab:cyan", "*"),
+    "bruck_bounded": ("darkcyan", "p"),
     "double_binary_tree": ("darkgreen", "h"),
     "hierarchical": ("maroon", "8"),
     "nccl_ring": ("navy", "p"),

@@ -16,6 +16,7 @@
 #include "simulator/flow_routes.hpp"
 #include "simulator/job_footprint.hpp"
 #include "simulator/max_min.hpp"
+#include "simulator/max_min_update.hpp"
 #include "simulator/schedule_walk.hpp"
 #include "simulator/scratch_receives.hpp"
 
@@ -144,6 +145,13 @@ class Simulation {
       plans_.emplace(schedule.nranks, count, schedule.nchunks, piece_elements_, placement);
     if (const std::optional<std::int64_t> fragment = routes_.topology().receive_fragment_bytes())
       fragment_bytes_ = static_cast<double>(*fragment);
+    if (options.local_max_min && orbits_ == nullptr && sharing_ == nullptr && !options.record_trace) {
+      update_.emplace(resource_flows_.size());
+      shared_.route = [this](int index) { return routes_.resources(flows_[static_cast<std::size_t>(index)].route); };
+      shared_.rate = [this](int index) { return flows_[static_cast<std::size_t>(index)].rate; };
+      shared_.capacity = [this](std::int32_t resource) { return routes_.capacity(resource); };
+      shared_.flows_on = &resource_flows_;
+    }
   }
 
   // When a piece's reduction ends, the previous one having ended at cpu_free. Reduced whole once
@@ -252,6 +260,10 @@ class Simulation {
     result.trace_truncated = trace_truncated_;
     result.load_samples = std::move(load_samples_);
     result.transfers = transfers_;
+    if (update_) {
+      result.local_solves = update_->local_solves();
+      result.declined_local = update_->declined();
+    }
     return result;
   }
 
@@ -470,6 +482,7 @@ class Simulation {
       loads_[static_cast<std::size_t>(resource)] += orbits_ != nullptr ? flow.bytes * crossing_weight(crossed) : flow.bytes;
       dirty_.push_back(resource);
     }
+    if (update_ && !route.empty()) update_->add_flow(index, route);
     if (routes_.resources(flow.route).empty()) {  // no link to share: sent at once
       flow.rate = std::numeric_limits<double>::infinity();
       schedule(now, {EventKind::piece_sent, index, 0, 0, flow.version});
@@ -502,6 +515,7 @@ class Simulation {
       if (on_resource.empty()) busy_[static_cast<std::size_t>(resource)] += now - busy_since_[static_cast<std::size_t>(resource)];
       dirty_.push_back(resource);
     }
+    if (update_ && !route.empty()) update_->remove_flow(index, route, flow.rate, shared_);
     record({flow.source, flow.step, flow.destination, flow.bytes, flow.start_seconds, now + flow.route.latency_seconds});
     count_flow(flow.source, -1, now);
     count_flow(flow.destination, -1, now);
@@ -591,6 +605,11 @@ class Simulation {
   // as it goes, flows and resources numbered in the order found, by flow and by resource (a
   // resource's flows are listed when the search reaches it), so each crossing is read twice.
   void rebalance(double now) {
+    if (update_ && !dirty_.empty() && update_->solve(dirty_, shared_, local_flows_, rates_)) {
+      set_rates(local_flows_, now);
+      dirty_.clear();
+      return;
+    }
     const std::uint32_t first_epoch = epoch_ + 1;  // resources seen since belong to a solved group
     for (std::int32_t start : dirty_) {
       if (resource_seen_[static_cast<std::size_t>(start)] >= first_epoch) continue;
@@ -649,8 +668,31 @@ class Simulation {
     } else {
       max_min_rates(problem_, workspace_, rates_);
     }
+    if (update_) record_solve();
+    set_rates(component_flows_, now);
+  }
+
+  // What a group's full solve found, for the next local solve.
+  void record_solve() {
+    const bool alone = component_flows_.size() == 1;  // solve_component's shortcut (no orbits here)
+    for (std::size_t local = 0; local < component_resources_.size(); ++local)
+      update_->record_load(component_resources_[local],
+                           alone ? rates_[0] : problem_.capacities[local] - workspace_.capacity_left[local]);
     for (std::size_t i = 0; i < component_flows_.size(); ++i) {
-      const int index = component_flows_[i];
+      std::size_t local = 0;
+      if (alone)
+        local = static_cast<std::size_t>(std::min_element(problem_.capacities.begin(), problem_.capacities.end()) -
+                                         problem_.capacities.begin());
+      else
+        local = static_cast<std::size_t>(workspace_.bottleneck[i]);
+      update_->record_flow(component_flows_[i], rates_[i], component_resources_[local]);
+    }
+  }
+
+  // Brings the flows' bytes sent up to date and gives them their new rates.
+  void set_rates(const std::vector<int>& flows, double now) {
+    for (std::size_t i = 0; i < flows.size(); ++i) {
+      const int index = flows[i];
       Flow& flow = flows_[static_cast<std::size_t>(index)];
       if (flow.rate > 0) flow.remaining = std::max(0.0, flow.remaining - flow.rate * (now - flow.updated_at));
       flow.updated_at = now;
@@ -751,6 +793,9 @@ class Simulation {
   SharingProblem problem_;
   SharingWorkspace workspace_;
   std::vector<double> rates_;
+  std::optional<MaxMinUpdate> update_;  // null: every changed group solved whole
+  SharedFlows shared_;
+  std::vector<int> local_flows_;
 
   std::vector<double> busy_since_;
   std::vector<double> busy_;  // seconds with at least one flow, per resource

@@ -54,6 +54,9 @@ struct FlowLevelOptions {
   // Simulate one rank an orbit where flow_orbits.hpp's conditions hold (never with a trace);
   // false: every rank, as tests do to compare the two.
   bool use_rank_orbits = true;
+  // Re-solve max-min rates locally after flows start or end (max_min_update.hpp), where rank
+  // orbits, CPU sharing and a trace are off; false: each changed group whole, as tests compare.
+  bool local_max_min = true;
 };
 
 // What one link direction or limited switch carried during a prediction.
@@ -95,6 +98,8 @@ struct FlowPrediction {
   std::vector<LoadSample> load_samples;  // when recorded, in time order (also capped by max_trace_spans)
   std::int64_t transfers = 0;       // flows simulated
   std::int64_t events = 0;          // events handled
+  std::int64_t local_solves = 0;    // rate updates solved locally (max_min_update.hpp)
+  std::int64_t declined_local = 0;  // ... and those that fell back to solving the groups whole
 };
 
 // Keeps a reference to the topology, which must outlive it, and its routes between calls. Not

@@ -55,6 +55,7 @@ void max_min_rates(const SharingProblem& problem, SharingWorkspace& work, std::v
   const std::vector<std::int32_t>& resource_start = given ? problem.resource_start : work.resource_start;
   const std::vector<std::int32_t>& resource_flows = given ? problem.resource_flows : work.resource_flows;
   work.frozen.assign(static_cast<std::size_t>(nflows), 0);
+  work.bottleneck.assign(static_cast<std::size_t>(nflows), -1);
   // A min-heap of (fair share, resource), one entry per resource with unfrozen flows. Freezing a
   // flow at the smallest share never lowers another resource's share (it takes the share from its
   // capacity left and one flow from its count), so an entry's key is at most its resource's share:
@@ -85,6 +86,7 @@ void max_min_rates(const SharingProblem& problem, SharingWorkspace& work, std::v
       if (work.frozen[f]) continue;
       work.frozen[f] = 1;
       rates[f] = share;
+      work.bottleneck[f] = bottleneck;
       for (std::int32_t j = problem.flow_start[f]; j < problem.flow_start[f + 1]; ++j) {
         const auto r = static_cast<std::size_t>(problem.resources[static_cast<std::size_t>(j)]);
         const double weight = weight_of(j);

@@ -48,6 +48,9 @@ struct SharingWorkspace {
   std::vector<std::int32_t> fill;
   std::vector<unsigned char> frozen;
   std::vector<std::pair<double, std::int32_t>> heap;
+  // After a solve: the resource that froze each flow (its bottleneck; -1 for a flow crossing none),
+  // and capacity_left[r] = capacity - the rates (x weights) on r.
+  std::vector<std::int32_t> bottleneck;
 };
 
 // rates[f] for every flow of the problem (resized to num_flows()).

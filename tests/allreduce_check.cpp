@@ -37,6 +37,7 @@ std::vector<Implementation> every_implementation(int nranks, bool with_native) {
       {"swing_latency", {}, "swing_latency", ""},
       {"bine", {}, "bine", "swing"},
       {"bruck", {}, "bruck", "interval_paired"},
+      {"bruck_bounded", {0, 1, 0, "ring", 0, 0, 2}, "bruck_bounded_b2", "bruck"},
       {"double_binary_tree", {}, "double_binary_tree", ""},
       // Groups of 2 and interval_paired across them, whose wrapping ranges become two ops each.
       {"hierarchical", {0, 1, 2, "interval_paired"}, "hierarchical", "interval_paired"},

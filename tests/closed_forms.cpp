@@ -31,6 +31,19 @@ ClosedForm closed_form(std::string_view algorithm, Collective collective, int nr
       case Collective::broadcast: break;
     }
   }
+  if (algorithm == "bruck_bounded") {
+    // Doubling while the window is at most B (d steps), then B blocks a step up to N.
+    const int block_limit = std::max(options.step_blocks, 1);
+    const int doublings = std::min(log2_floor(block_limit) + 1, log2_ceil(nranks));
+    const int doubled = std::min(1 << doublings, nranks);
+    const int rounds = doublings + (nranks - doubled + block_limit - 1) / block_limit;
+    switch (collective) {
+      case Collective::allreduce: return {2 * rounds, 2 * (n - 1) / n, 2.0 * rounds, 2 * (n - 1) / n, (n - 1) / n};
+      case Collective::reduce_scatter: return {rounds, (n - 1) / n, 1.0 * rounds, (n - 1) / n, (n - 1) / n};
+      case Collective::allgather: return {rounds, (n - 1) / n, 1.0 * rounds, (n - 1) / n, 0};
+      case Collective::broadcast: break;
+    }
+  }
   if (algorithm == "nccl_ring") {
     // C rings of L slices one step apart: the ring's bytes, 2(N-1) + L - 1 steps.
     const int slices = options.pipeline > 0 ? options.pipeline : 1;

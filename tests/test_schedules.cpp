@@ -49,6 +49,10 @@ std::vector<ScheduleCase> schedule_cases() {
   cases.push_back({"hierarchical", Collective::allreduce, {0, 1, 8, "halving_doubling"}, "hierarchical_allreduce_groups8_hd"});
   cases.push_back({"hierarchical", Collective::allreduce, {0, 1, 3, "interval_paired"}, "hierarchical_allreduce_groups3_ip"});
   cases.push_back({"hierarchical", Collective::allreduce, {0, 1, 2, "double_binary_tree"}, "hierarchical_allreduce_groups2_dbt"});
+  // bruck_bounded with room for 2, 3 and 64 blocks a step (the default is 1).
+  cases.push_back({"bruck_bounded", Collective::allreduce, {0, 1, 0, "ring", 0, 0, 2}, "bruck_bounded_allreduce_b2"});
+  cases.push_back({"bruck_bounded", Collective::reduce_scatter, {0, 1, 0, "ring", 0, 0, 3}, "bruck_bounded_reduce_scatter_b3"});
+  cases.push_back({"bruck_bounded", Collective::allgather, {0, 1, 0, "ring", 0, 0, 64}, "bruck_bounded_allgather_b64"});
   // nccl_ring: 3 channels of 4 slices over nodes of 4 (or the largest divisor below).
   cases.push_back({"nccl_ring", Collective::allreduce, {0, 1, 4, "ring", 3, 4}, "nccl_ring_allreduce_3channels_4slices"});
   // nccl_tree: nodes of 2, 3 and 8 (or the largest divisor below), 4 segments a tree.
@@ -224,6 +228,33 @@ TEST(ScheduleClosedForms, BruckSendsAtPowersOfTwoAtEveryRankCount) {
   for (int nranks : {5, 6, 9, 12})
     EXPECT_NE(make_schedule("bruck", Collective::allgather, nranks).program(0).steps,
               make_schedule("interval_paired", Collective::allgather, nranks).program(0).steps);
+}
+
+TEST(ScheduleClosedForms, BruckBoundedSendsAtMostItsStepBlocks) {
+  // N = 10, B = 3, all-gather windows 1, 2, 4, 7, 10: steps send 1, 2, 3, 3 blocks, to 0 - s mod 10.
+  AlgorithmOptions three;
+  three.step_blocks = 3;
+  const RankProgram gather = make_schedule("bruck_bounded", Collective::allgather, 10, three).program(0);
+  const int to[] = {9, 8, 6, 3};
+  const ChunkRange sent[] = {{0, 1}, {0, 2}, {0, 3}, {0, 3}};
+  ASSERT_EQ(gather.steps.size(), 4u);
+  for (std::size_t step = 0; step < 4; ++step) {
+    EXPECT_EQ(gather.steps[step][0].peer, to[step]);
+    EXPECT_EQ(gather.steps[step][0].chunks, sent[step]);
+  }
+  // Room for half the blocks or more: bruck itself. One block a step: N - 1 steps.
+  for (int nranks : {2, 5, 8, 12, 33})
+    for (Collective collective : {Collective::allreduce, Collective::reduce_scatter, Collective::allgather}) {
+      AlgorithmOptions half;
+      half.step_blocks = (nranks + 1) / 2;
+      const Schedule bounded = make_schedule("bruck_bounded", collective, nranks, half);
+      const Schedule bruck_schedule = make_schedule("bruck", collective, nranks);
+      for (int rank = 0; rank < nranks; ++rank) EXPECT_EQ(bounded.program(rank).steps, bruck_schedule.program(rank).steps);
+    }
+  EXPECT_EQ(make_schedule("bruck_bounded", Collective::allgather, 12).program(5).steps.size(), 11u);
+  AlgorithmOptions none;
+  none.step_blocks = 0;
+  EXPECT_THROW(make_schedule("bruck_bounded", Collective::allgather, 4, none), std::invalid_argument);
 }
 
 // Each rank's parent in a tree of a double_binary_tree or nccl_tree schedule: the rank it receives

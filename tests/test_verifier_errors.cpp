@@ -108,7 +108,7 @@ TEST(BadInput, UnknownNamesListTheValidOnes) {
     FAIL() << "expected an error";
   } catch (const std::invalid_argument& error) {
     EXPECT_THAT(error.what(), HasSubstr("unknown algorithm 'rign'; valid algorithms: parameter_server, ring, "
-                                        "interval_paired, halving_doubling, recursive_doubling, swing, swing_latency, bine, bruck, double_binary_tree, hierarchical"));
+                                        "interval_paired, halving_doubling, recursive_doubling, swing, swing_latency, bine, bruck, bruck_bounded, double_binary_tree, hierarchical"));
   }
   EXPECT_THROW(parse_collective("allgatherv"), std::invalid_argument);
   EXPECT_THROW(parse_data_type("float8"), std::invalid_argument);

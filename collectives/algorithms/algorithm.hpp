@@ -25,6 +25,7 @@ struct AlgorithmOptions {
   // the slices each channel's or tree's share is cut into (0: the algorithm's default).
   int channels = 0;
   int pipeline = 0;
+  int step_blocks = 1;  // bruck_bounded: the most blocks a rank sends in one step (>= 1)
 };
 
 // What NCCL runs on an 8-GPU NVSwitch node (A100, H100): its ring search (src/graph/search.cc)
