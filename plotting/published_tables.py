@@ -37,7 +37,6 @@ import json
 import os
 import statistics
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ringlab_reports  # noqa: E402  (next to this file, or installed: pip install ./plotting)
@@ -256,19 +255,6 @@ def plot(table, entry, rows, out_dir, written):
     save(plt, fig, directory, "busbw", written)
 
 
-def write_atomically(path, text):
-    handle, temporary = tempfile.mkstemp(prefix=".published.", dir=os.path.dirname(path) or ".")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as file:
-            file.write(text)
-        os.chmod(temporary, 0o644)
-        os.replace(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise
-
-
 def analyse(arguments):
     mapping = read_json(arguments.mapping)
     entries = mapping.get("tables") if isinstance(mapping, dict) else None
@@ -306,9 +292,11 @@ def analyse(arguments):
         all_rows.extend(rows)
         plot(table, entry, rows, arguments.dir, written)
     summary = "\n".join(lines + [""] + switch_lines) + "\n"
-    write_atomically(os.path.join(arguments.dir, "summary.md"), summary)
+    from ringlab_plot import write_atomically
+    write_atomically(os.path.join(arguments.dir, "summary.md"), lambda file: file.write(summary), "w")
     import pandas as pd
-    write_atomically(os.path.join(arguments.dir, "rows.csv"), pd.DataFrame(all_rows).to_csv(index=False))
+    table_text = pd.DataFrame(all_rows).to_csv(index=False)
+    write_atomically(os.path.join(arguments.dir, "rows.csv"), lambda file: file.write(table_text), "w")
     print(summary, end="")
     for path in written:
         print(f"wrote {path}")
