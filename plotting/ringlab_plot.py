@@ -303,21 +303,29 @@ def finish_panels(panels):
     panels[0].figure.tight_layout()
 
 
+def write_atomically(target, write, mode="wb"):
+    """Write TARGET by write(file) into a temporary file beside it, then os.replace: a reader sees
+    the old file or the whole new one, never a half-written one."""
+    handle, temporary = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", suffix=".tmp",
+                                         dir=os.path.dirname(target) or ".")
+    try:
+        with os.fdopen(handle, mode) as file:
+            write(file)
+        os.chmod(temporary, 0o644)
+        os.replace(temporary, target)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise
+
+
 def save(plt, fig, out_dir, stem, written):
-    """Write STEM.png and STEM.svg atomically (temporary file in DIR, then os.replace)."""
+    """Write STEM.png and STEM.svg atomically (write_atomically)."""
     try:
         for fmt in FORMATS:
             target = os.path.join(out_dir, f"{stem}.{fmt}")
-            handle, temporary = tempfile.mkstemp(prefix=f".{stem}.", suffix=f".{fmt}.tmp", dir=out_dir)
-            try:
-                with os.fdopen(handle, "wb") as file:
-                    fig.savefig(file, format=fmt, metadata={"Date": None} if fmt == "svg" else None)
-                os.chmod(temporary, 0o644)
-                os.replace(temporary, target)
-            except BaseException:
-                if os.path.exists(temporary):
-                    os.unlink(temporary)
-                raise
+            write_atomically(target, lambda file, fmt=fmt: fig.savefig(
+                file, format=fmt, metadata={"Date": None} if fmt == "svg" else None))
             written.append(target)
     finally:
         plt.close(fig)
