@@ -5,7 +5,8 @@
 # --mpich-json` wrote from a calibration taken first (tuned: mpir + the file). The three run
 # interleaved REPEATS times (default 3), since this VM's speed drifts between runs; then
 # plotting/mpich_tune_check.py prints the per-size medians and ratios into OUT/summary.md.
-# Usage: bash scripts/mpich-tune-check.sh OUTDIR [BUILD]   (SIZES="-b 8 -e 1M -f 4": smaller)
+# Usage: bash scripts/mpich-tune-check.sh OUTDIR [BUILD]   (SIZES="-b 8 -e 1M -f 4": smaller;
+#        ALGOS=recursive_doubling,halving_doubling: tune among these only)
 set -euo pipefail
 out=${1:?usage: $0 OUTDIR [BUILD]}
 build=${2:-build/release}
@@ -16,11 +17,13 @@ sizes=(${SIZES:--b 8 -e 64M -f 4})
 timing=(-n 10 -w 3 --iters-small 50 --small-maxbytes 64K)
 launch=(mpiexec -n 2 -bind-to core)
 mkdir -p "$out"
-echo "# $(date -u +%FT%TZ) scripts/mpich-tune-check.sh $* (SIZES='${sizes[*]}' REPEATS=${REPEATS:-3})" > "$out/commands.txt"
+echo "# $(date -u +%FT%TZ) scripts/mpich-tune-check.sh $* (SIZES='${sizes[*]}' REPEATS=${REPEATS:-3} ALGOS='${ALGOS:-}')" > "$out/commands.txt"
+algos=()
+[[ -z ${ALGOS:-} ]] || algos=(--algo "$ALGOS")
 run() { echo "$*" >> "$out/commands.txt"; "$@"; }
 
 run "${launch[@]}" "$ringlab" calibrate --json "$out/calibration.json" --force -q
-run "$ringlab" tune --topology "$out/calibration.json" --ranks 2 "${sizes[@]}" --json "$out/tuning.json" \
+run "$ringlab" tune --topology "$out/calibration.json" --ranks 2 "${sizes[@]}" "${algos[@]}" --json "$out/tuning.json" \
   --mpich-json "$out/mpich-selection.json" --force > "$out/tuning.txt"
 for repeat in $(seq "${REPEATS:-3}"); do
   for config in default mpir tuned; do
