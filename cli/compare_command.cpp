@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "collectives/algorithms/algorithm.hpp"
+#include "cli/algorithm_options.hpp"
 #include "cli/cli_util.hpp"
 #include "simulator/predictor.hpp"
 #include "cli/commands.hpp"
@@ -133,7 +134,8 @@ void check_flow_work(const std::vector<simulator::MeasuredReport>& reports) {
       auto known = schedules.find(row.ran_algorithm());
       if (known == schedules.end())
         known = schedules
-                    .emplace(row.ran_algorithm(), make_schedule(row.ran_algorithm(), Collective::allreduce, report.nranks))
+                    .emplace(row.ran_algorithm(), make_schedule(row.ran_algorithm(), Collective::allreduce, report.nranks,
+                                                                report.algorithm_options))
                     .first;
       total += simulator::flow_level_flows(known->second, row.count, row.type,
                                            row.auto_segment_bytes.value_or(report.segment_bytes));
@@ -161,6 +163,8 @@ int run_compare(const CompareArguments& arguments) {
                                             fmt::join(names, ", ")));
   for (const std::string& path : arguments.reports)
     reports.push_back(simulator::read_measured_report(path, arguments.nccl_algorithm));
+  for (simulator::MeasuredReport& report : reports)  // NCCL lays out its rings and trees by node
+    if (report.backend == "nccl") report.algorithm_options = with_topology_groups(report.algorithm_options, topology);
   std::vector<std::string> notes;
   check_fits(reports, topology, arguments.topology, notes);
   check_flow_work(reports);

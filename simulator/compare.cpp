@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <tuple>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
@@ -154,6 +155,8 @@ MeasuredReport measured_report_from_json(const nlohmann::json& document, const s
                              key, std::string_view(key) == "datatype" ? "-d" : "-o"));
   report.type = parsed_member(config, "datatype", path, "config", parse_data_type);
   if (config.contains("op")) report.op = parsed_member(config, "op", path, "config", parse_reduce_op);
+  if (config.contains("backend") && config.at("backend").is_string())
+    report.backend = io::printable(config.at("backend").get<std::string>());
   if (config.contains("segment_bytes")) {
     report.segment_bytes = integer_member(config, "segment_bytes", path, "config", 0, max_bytes);
     if (report.segment_bytes > 0 && report.segment_bytes < min_segment_bytes)
@@ -181,7 +184,7 @@ Comparison compare_reports(const std::vector<MeasuredReport>& reports, const std
   for (const Predictor& predictor : predictors) comparison.models.push_back(predictor.name);
   std::set<std::string> with_schedule;
   for (const AlgorithmInfo& info : algorithms()) with_schedule.emplace(info.name);
-  std::map<std::pair<std::string, int>, Schedule> schedules;
+  std::map<std::tuple<std::string, int, int>, Schedule> schedules;  // by (algorithm, N, group size)
   std::set<std::string> left_out;
   for (const MeasuredReport& report : reports) {
     for (const MeasuredRow& row : report.rows) {
@@ -189,9 +192,10 @@ Comparison compare_reports(const std::vector<MeasuredReport>& reports, const std
         left_out.insert(row.ran_algorithm());
         continue;
       }
-      const auto key = std::make_pair(row.ran_algorithm(), report.nranks);
+      const auto key = std::make_tuple(row.ran_algorithm(), report.nranks, report.algorithm_options.group_size);
       if (!schedules.contains(key))
-        schedules.emplace(key, make_schedule(row.ran_algorithm(), Collective::allreduce, report.nranks));
+        schedules.emplace(key, make_schedule(row.ran_algorithm(), Collective::allreduce, report.nranks,
+                                             report.algorithm_options));
       ComparedRow compared{report.path, report.nranks, row, {}, {}};
       for (const Predictor& predictor : predictors) {
         const double predicted = finite_prediction(

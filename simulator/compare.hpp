@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "collectives/algorithms/algorithm.hpp"
 #include "collectives/datatype.hpp"
 #include "simulator/job_footprint.hpp"
 #include "simulator/predictor.hpp"
@@ -48,6 +49,11 @@ struct MeasuredReport {
   ReduceOp op = ReduceOp::sum;        // config.op
   std::int64_t segment_bytes = std::int64_t{1} << 20;  // config.segment_bytes (the bench's default when absent)
   std::vector<std::string> rank_cpus;  // config.rank_cpus: each rank's CPUs (empty when not recorded)
+  std::string backend;                 // config.backend ("nccl" for nccl-tests output)
+  // The options its rows' schedules are built with: the defaults, but for NCCL's runs (backend
+  // "nccl") the caller's topology's ranks per node as the group size, since NCCL lays its rings and
+  // trees out by node (`compare` sets it).
+  AlgorithmOptions algorithm_options;
   std::vector<MeasuredRow> rows;
 };
 
