@@ -4,11 +4,26 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 namespace ringlab {
 
 int log2_ceil(int n) { return n <= 1 ? 0 : static_cast<int>(std::ceil(std::log2(n) - 1e-12)); }
 int log2_floor(int n) { return static_cast<int>(std::floor(std::log2(n) + 1e-12)); }
+
+namespace {
+// A nested_intervals schedule of `rounds` rounds a phase on N = n ranks: every rank sends N-1
+// blocks a phase (interval_paired, bruck and bruck_bounded differ only in the rounds). No broadcast.
+std::optional<ClosedForm> nested_intervals_form(Collective collective, int rounds, double n) {
+  switch (collective) {
+    case Collective::allreduce: return ClosedForm{2 * rounds, 2 * (n - 1) / n, 2.0 * rounds, 2 * (n - 1) / n, (n - 1) / n};
+    case Collective::reduce_scatter: return ClosedForm{rounds, (n - 1) / n, 1.0 * rounds, (n - 1) / n, (n - 1) / n};
+    case Collective::allgather: return ClosedForm{rounds, (n - 1) / n, 1.0 * rounds, (n - 1) / n, 0};
+    case Collective::broadcast: break;
+  }
+  return std::nullopt;
+}
+}  // namespace
 
 ClosedForm closed_form(std::string_view algorithm, Collective collective, int nranks, const AlgorithmOptions& options) {
   const double n = nranks;
@@ -22,27 +37,16 @@ ClosedForm closed_form(std::string_view algorithm, Collective collective, int nr
     }
   }
   // bruck is nested_intervals with other window sizes: the same steps and bytes at every N.
-  if (algorithm == "interval_paired" || algorithm == "bruck") {
-    const int rounds = log2_ceil(nranks);
-    switch (collective) {
-      case Collective::allreduce: return {2 * rounds, 2 * (n - 1) / n, 2.0 * rounds, 2 * (n - 1) / n, (n - 1) / n};
-      case Collective::reduce_scatter: return {rounds, (n - 1) / n, 1.0 * rounds, (n - 1) / n, (n - 1) / n};
-      case Collective::allgather: return {rounds, (n - 1) / n, 1.0 * rounds, (n - 1) / n, 0};
-      case Collective::broadcast: break;
-    }
-  }
+  if (algorithm == "interval_paired" || algorithm == "bruck")
+    if (const auto form = nested_intervals_form(collective, log2_ceil(nranks), n)) return *form;
   if (algorithm == "bruck_bounded") {
     // Doubling while the window is at most B (d steps), then B blocks a step up to N.
     const int block_limit = std::max(options.step_blocks, 1);
     const int doublings = std::min(log2_floor(block_limit) + 1, log2_ceil(nranks));
     const int doubled = std::min(1 << doublings, nranks);
-    const int rounds = doublings + (nranks - doubled + block_limit - 1) / block_limit;
-    switch (collective) {
-      case Collective::allreduce: return {2 * rounds, 2 * (n - 1) / n, 2.0 * rounds, 2 * (n - 1) / n, (n - 1) / n};
-      case Collective::reduce_scatter: return {rounds, (n - 1) / n, 1.0 * rounds, (n - 1) / n, (n - 1) / n};
-      case Collective::allgather: return {rounds, (n - 1) / n, 1.0 * rounds, (n - 1) / n, 0};
-      case Collective::broadcast: break;
-    }
+    if (const auto form = nested_intervals_form(
+            collective, doublings + (nranks - doubled + block_limit - 1) / block_limit, n))
+      return *form;
   }
   if (algorithm == "nccl_ring") {
     // C rings of L slices one step apart: the ring's bytes, 2(N-1) + L - 1 steps.
