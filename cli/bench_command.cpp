@@ -152,13 +152,7 @@ bench::BenchOptions to_options(const BenchArguments& arguments, const std::strin
       throw std::invalid_argument(fmt::format("'{}' needs --backend {} (run under mpiexec)", other.native_allreduce,
                                               other.name));
   options.algorithms = parse_name_list(arguments.sweep.algorithms, valid, {bench::auto_algorithm});
-  const bool runs_auto = std::find(options.algorithms.begin(), options.algorithms.end(), bench::auto_algorithm) !=
-                         options.algorithms.end();
-  if (runs_auto != !arguments.tuning.empty())
-    throw std::invalid_argument(runs_auto ? "--algo auto runs what a tuning table chooses: give --tuning FILE (written "
-                                            "by `ringlab tune`)"
-                                          : "--tuning FILE is read for --algo auto; add auto to --algo or drop --tuning");
-  if (runs_auto) options.tuning = read_selection_table(arguments.tuning);
+  options.tuning = tuning_for_auto(options.algorithms, arguments.tuning);
   options.baseline = arguments.baseline;
   if (!options.baseline.empty() &&
       std::find(options.algorithms.begin(), options.algorithms.end(), options.baseline) == options.algorithms.end())

@@ -146,4 +146,14 @@ void print_warning(const std::string& message) {
   fmt::print(stderr, "ringlab: warning: {}\n", io::printable(message, true));
 }
 
+std::optional<SelectionTable> tuning_for_auto(const std::vector<std::string>& algorithms, const std::string& tuning_path) {
+  const bool runs_auto = std::find(algorithms.begin(), algorithms.end(), "auto") != algorithms.end();
+  if (runs_auto == tuning_path.empty())
+    throw std::invalid_argument(runs_auto ? "--algo auto runs what a tuning table chooses: give --tuning FILE (written "
+                                            "by `ringlab tune`)"
+                                          : "--tuning FILE is read for --algo auto; add auto to --algo or drop --tuning");
+  if (!runs_auto) return std::nullopt;
+  return read_selection_table(tuning_path);
+}
+
 }  // namespace ringlab::cli

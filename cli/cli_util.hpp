@@ -4,9 +4,12 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "collectives/selection_table.hpp"
 
 namespace ringlab::cli {
 
@@ -38,5 +41,9 @@ CLI::Validator output_path();
 void check_output_option(const std::string& path, bool force, std::string_view option);
 // At most one of a command's outputs may be "-" (standard output); true if one is.
 bool to_standard_output(std::initializer_list<std::pair<std::string_view, const std::string*>> outputs);
+
+// --algo auto and --tuning FILE come together (bench, train, replay): refuses one without the
+// other, and reads the table when `algorithms` names "auto".
+std::optional<SelectionTable> tuning_for_auto(const std::vector<std::string>& algorithms, const std::string& tuning_path);
 
 }  // namespace ringlab::cli

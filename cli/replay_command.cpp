@@ -204,12 +204,8 @@ CommandRunner add_replay_command(CLI::App& app, const std::string& command_line)
     if (a.algorithms == "all") std::erase_if(algorithms, [](const std::string& name) {
       return name == mpi_native || name == training::auto_algorithm_name;  // only when named
     });
-    const bool runs_auto = std::find(algorithms.begin(), algorithms.end(), training::auto_algorithm_name) != algorithms.end();
-    if (runs_auto == a.tuning.empty())
-      throw std::invalid_argument(runs_auto ? "--algo auto runs what a tuning table chooses: give --tuning FILE (written "
-                                              "by ringlab tune)"
-                                            : "--tuning FILE is read for --algo auto; add auto to --algo or drop --tuning");
-    if (runs_auto) a.table = std::make_shared<const SelectionTable>(read_selection_table(a.tuning));
+    if (std::optional<SelectionTable> table = tuning_for_auto(algorithms, a.tuning))
+      a.table = std::make_shared<const SelectionTable>(std::move(*table));
     if (a.iterations < 1) throw std::invalid_argument("--iterations must be at least 1");
     checked_timeout(a.timeout_seconds);
     a.fault = fault_from_environment();

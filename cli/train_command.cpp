@@ -160,11 +160,8 @@ CommandRunner add_train_command(CLI::App& app, const std::string& command_line) 
     if (!a.data.empty() && a.run.synthetic_records > 0)
       throw std::invalid_argument("give either --data DIR or --synthetic N, not both");
     a.run.config.bucket_bytes = static_cast<std::size_t>(parse_size(a.bucket));
-    if (!a.tuning.empty()) {
-      if (a.run.config.algorithm != training::auto_algorithm_name)
-        throw std::invalid_argument("--tuning FILE is read for --algo auto; give --algo auto or drop --tuning");
-      a.run.config.tuning = std::make_shared<const SelectionTable>(read_selection_table(a.tuning));
-    }
+    if (std::optional<SelectionTable> table = tuning_for_auto({a.run.config.algorithm}, a.tuning))
+      a.run.config.tuning = std::make_shared<const SelectionTable>(std::move(*table));
     if (a.log_every < 1) throw std::invalid_argument("--log-every must be at least 1");
     a.run.config.execute.timeout = checked_timeout(a.timeout_seconds);
     a.fault = fault_from_environment();
