@@ -180,21 +180,24 @@ struct ScaleAlgorithmCase {
   AlgorithmOptions options;
 };
 
-std::vector<ScaleAlgorithmCase> every_algorithm() {
+// Every registered algorithm, less those named in `left_out`.
+std::vector<ScaleAlgorithmCase> every_algorithm(const std::set<std::string>& left_out = {}) {
   std::vector<ScaleAlgorithmCase> cases;
-  for (const AlgorithmInfo& info : algorithms()) cases.push_back({std::string(info.name), {}});
+  for (const AlgorithmInfo& info : algorithms())
+    if (!left_out.contains(std::string(info.name))) cases.push_back({std::string(info.name), {}});
   cases.push_back({"parameter_server", {0, 2}});
   return cases;
 }
 
 // Today's prediction (the topology without its symmetry) against the symmetric one, 1e-9 relative.
-void expect_symmetric_prediction_equals_todays(const std::string& preset, const std::vector<std::int64_t>& counts) {
+void expect_symmetric_prediction_equals_todays(const std::string& preset, const std::vector<std::int64_t>& counts,
+                                               const std::set<std::string>& left_out = {}) {
   const Topology topology = make_preset_topology(preset);
   const Topology plain = without_symmetry(topology);
   const int nranks = topology.num_endpoints();
   ClosedFormModel fast(topology, 3e-11);
   ClosedFormModel today(plain, 3e-11);
-  for (const ScaleAlgorithmCase& algorithm : every_algorithm()) {
+  for (const ScaleAlgorithmCase& algorithm : every_algorithm(left_out)) {
     const Schedule schedule = make_schedule(algorithm.algorithm, Collective::allreduce, nranks, algorithm.options);
     for (std::int64_t count : counts) {
       const Prediction symmetric = fast.predict(schedule, count, DataType::float32);
@@ -228,9 +231,11 @@ TEST(SimulatorSymmetry, UnequalChunksWhereRoutesDifferWithinARowOrGroup) {
 }
 
 TEST(SimulatorSymmetry, ClosedFormEqualsTodaysAtAThousandRanks) {
+  // nccl_ring is left out here: its explicit schedule (24 channels x N x 2(N-1) steps) takes 9-12 s
+  // a prediction at N = 1000, 90 s of this test; the symmetric presets above cover it.
   const std::vector<std::int64_t> counts = {std::int64_t{1} << 24, (std::int64_t{1} << 24) + 3};
   for (const char* preset : {"torus2d:32x32", "dragonfly:2", "nvswitch:8,nodes:120", "ring:1000"})
-    expect_symmetric_prediction_equals_todays(preset, counts);
+    expect_symmetric_prediction_equals_todays(preset, counts, {"nccl_ring"});
 }
 
 }  // namespace
