@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
+#include <filesystem>
 #include <limits>
 #include <stdexcept>
 
@@ -139,6 +140,19 @@ bool to_standard_output(std::initializer_list<std::pair<std::string_view, const 
   if (options.size() > 1)
     throw std::invalid_argument(fmt::format("{} all name standard output ('-'); at most one output can go there",
                                             fmt::join(options, " and ")));
+  // Two outputs on one file: the second would overwrite the first (or --force let it).
+  std::vector<std::pair<std::string_view, std::filesystem::path>> files;
+  for (const auto& [option, path] : outputs) {
+    if (path->empty() || io::is_standard_output(*path)) continue;
+    std::error_code error;
+    std::filesystem::path resolved = std::filesystem::weakly_canonical(*path, error);
+    if (error) resolved = std::filesystem::path(*path).lexically_normal();
+    for (const auto& [earlier_option, earlier] : files)
+      if (earlier == resolved)
+        throw std::invalid_argument(
+            fmt::format("{} and {} both name '{}'; give two files", earlier_option, option, io::printable(*path, true)));
+    files.emplace_back(option, std::move(resolved));
+  }
   return !options.empty();
 }
 

@@ -39,7 +39,8 @@ void print_warning(const std::string& message);
 CLI::Validator output_path();
 // Checks a given output path when the command starts, before any work (no-op for "").
 void check_output_option(const std::string& path, bool force, std::string_view option);
-// At most one of a command's outputs may be "-" (standard output); true if one is.
+// At most one of a command's outputs may be "-" (standard output), and no two may name one file
+// (compared after resolving `.`, `..` and links); true if one is "-".
 bool to_standard_output(std::initializer_list<std::pair<std::string_view, const std::string*>> outputs);
 
 // --algo auto and --tuning FILE come together (bench, train, replay): refuses one without the

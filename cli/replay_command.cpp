@@ -217,8 +217,6 @@ CommandRunner add_replay_command(CLI::App& app, const std::string& command_line)
     else training::read_profile_file(a.profile, workload);
     check_output_option(a.json, a.force, "--json");
     check_output_option(a.save_profile, a.force, "--save-profile");
-    if (!a.json.empty() && a.json == a.save_profile && !io::is_standard_output(a.json))
-      throw std::invalid_argument(fmt::format("--json and --save-profile both name '{}'; give two files", a.json));
     const std::string backend = resolve_backend(a.backend);
     const int ranks = expected_ranks(backend, a.ranks);
     for (training::ReplayMode mode : modes)  // checks the batch and the head once, for the message
