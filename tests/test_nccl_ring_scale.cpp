@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "collectives/algorithms/algorithm.hpp"
+#include "collectives/schedule_equivalence.hpp"
 #include "simulator/closed_form.hpp"
 #include "simulator/flow_level.hpp"
 #include "topology/presets.hpp"
@@ -47,7 +48,7 @@ const NcclRingCase todays_cases[] = {
     {"dragonfly:2,routers=2,ranks=2,global=1", 0, 0, 8 * 24 * 3000, 0.00038458000000000009, 0.0003845799999999996},
 };
 
-TEST(NcclRingScale, PredictionsEqualTheOneOpAChunkSchedules) {
+TEST(NcclRingScale, PredictionsEqualTheChannelMajorLayouts) {
   for (const NcclRingCase& c : todays_cases) {
     const Topology topology = make_preset_topology(c.preset);
     AlgorithmOptions options;
@@ -71,6 +72,49 @@ TEST(NcclRingScale, PredictionsEqualTheOneOpAChunkSchedules) {
     const bool equal_chunks = c.count % (std::int64_t{channels} * slices * topology.num_endpoints()) == 0;
     EXPECT_NEAR(closed, c.closed_form_seconds, (equal_chunks ? 1e-9 : 1e-4) * c.closed_form_seconds) << where;
     EXPECT_NEAR(flow, c.flow_level_seconds, (equal_chunks ? 1e-6 : 1e-2) * c.flow_level_seconds) << where;
+  }
+}
+
+// nccl_ring as built before the rank-block layout: channel-major (channel c's slice l is chunks
+// [(cL + l)N, (cL + l + 1)N), block p of them owned by position p), one op a chunk.
+Schedule channel_major_nccl_ring(int nranks, int group_size, int channels, int slices) {
+  const std::int64_t n = nranks;
+  Schedule schedule = make_explicit("nccl_ring", Collective::allreduce, nranks, channels * slices * n);
+  const auto at = [&](int channel, int position) {
+    const int node_first = position / group_size * group_size;
+    return node_first + (channel + position % group_size) % group_size;
+  };
+  for (int channel = 0; channel < channels; ++channel)
+    for (int slice = 0; slice < slices; ++slice)
+      for (int position = 0; position < nranks; ++position)
+        for (int k = 0; k < 2 * (nranks - 1); ++k) {
+          const int back = k < nranks - 1 ? k + 1 : k - (nranks - 1);
+          const std::int64_t block = (std::int64_t{channel} * slices + slice) * n + ((position - back) % n + n) % n;
+          const int rank = at(channel, position), next = at(channel, (position + 1) % nranks);
+          add_op(schedule, rank, slice + k, {OpKind::send, next, {block, block + 1}});
+          add_op(schedule, next, slice + k, {k < nranks - 1 ? OpKind::recv_reduce : OpKind::recv, rank, {block, block + 1}});
+        }
+  return schedule;
+}
+
+TEST(NcclRingScale, SameTransfersAsTheChannelMajorLayout) {
+  // Rank for rank, step for step, the same ops up to a renumbering of the chunks: the circulant
+  // (one order) and the explicit (several) builds alike.
+  struct Shape {
+    int nranks, group_size, channels, slices;
+  };
+  for (const Shape shape : {Shape{2, 0, 3, 1}, Shape{5, 0, 4, 2}, Shape{6, 1, 4, 2}, Shape{8, 8, 1, 3}, Shape{8, 4, 3, 2},
+                            Shape{9, 3, 5, 1}, Shape{12, 4, 8, 1}, Shape{16, 8, 10, 2}}) {
+    const Schedule built = make_schedule("nccl_ring", Collective::allreduce, shape.nranks,
+                                         {0, 1, shape.group_size, "ring", shape.channels, shape.slices});
+    const int group_size = shape.group_size > 0 ? shape.group_size : shape.nranks;
+    const EquivalenceResult result =
+        find_equivalence(channel_major_nccl_ring(shape.nranks, group_size, shape.channels, shape.slices), built);
+    const std::string where = fmt::format("N {} G {} C {} L {}: {}", shape.nranks, shape.group_size, shape.channels,
+                                          shape.slices, result.difference);
+    ASSERT_TRUE(result.equivalent) << where;
+    for (int rank = 0; rank < shape.nranks; ++rank) EXPECT_EQ(result.rank_map[static_cast<std::size_t>(rank)], rank) << where;
+    for (const BlockPair& pair : result.block_map) EXPECT_EQ(pair.a_chunks.size(), 1u) << where;  // chunk for chunk
   }
 }
 

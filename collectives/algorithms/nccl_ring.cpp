@@ -47,15 +47,14 @@ Schedule circulant_nccl_ring(int nranks, int channels, int slices) {
   };
   RankProgram relative;
   relative.steps.resize(static_cast<std::size_t>(ring_steps + slices - 1));
-  for (int slice = 0; slice < slices; ++slice)
-    for (int k = 0; k < ring_steps; ++k) {
-      const int offset = step_offset(k, nranks);
-      Step& step = relative.steps[static_cast<std::size_t>(slice + k)];
-      for (int channel = 0; channel < channels; ++channel) {
+  for (int channel = 0; channel < channels; ++channel)  // a step's ops by channel, then slice
+    for (int slice = 0; slice < slices; ++slice)
+      for (int k = 0; k < ring_steps; ++k) {
+        const int offset = step_offset(k, nranks);
+        Step& step = relative.steps[static_cast<std::size_t>(slice + k)];
         step.push_back({OpKind::send, 1, chunk(offset, slice, channel)});
         step.push_back({k < nranks - 1 ? OpKind::recv_reduce : OpKind::recv, nranks - 1, chunk(offset + 1, slice, channel)});
       }
-    }
   return make_circulant("nccl_ring", Collective::allreduce, nranks, block_chunks * nranks, std::move(relative));
 }
 
