@@ -12,6 +12,7 @@
 #include "collectives/algorithms/algorithm.hpp"
 #include "collectives/schedule_equivalence.hpp"
 #include "simulator/closed_form.hpp"
+#include "simulator/closed_form_ops.hpp"
 #include "simulator/flow_level.hpp"
 #include "topology/presets.hpp"
 #include "topology/rank_groups.hpp"
@@ -136,6 +137,28 @@ TEST(NcclRingScale, OneRankOrderIsCirculant) {
   }
   // Nodes of 8 with more than one channel: channels cross nodes at different ranks, explicit.
   EXPECT_FALSE(make_schedule("nccl_ring", Collective::allreduce, 16, {0, 1, 8, "ring", 2, 1}).circulant);
+}
+
+TEST(NcclRingScale, TheClosedFormPricesAStepsChannelsAsOneOp) {
+  // 8 ranks, one node, 4 channels, 2 slices: mid-run a step's 4 sends of a slice (chunks
+  // (bL + l)C .. + C) join, so do its 4 receives: 4 ops, each of C chunks.
+  const Schedule schedule = make_schedule("nccl_ring", Collective::allreduce, 8, {0, 1, 0, "ring", 4, 2});
+  const std::optional<Schedule> joined = simulator::joined_transfers(schedule);
+  ASSERT_TRUE(joined.has_value());
+  ASSERT_EQ(joined->num_steps(), schedule.num_steps());
+  const Step& middle = joined->programs.front().steps[5];
+  ASSERT_EQ(middle.size(), 4u);
+  for (const Op& op : middle) {
+    EXPECT_EQ(op.chunks.size(), 4);
+    EXPECT_EQ(op.chunks.begin % 4, 0);
+    EXPECT_EQ(op.peer, op.kind == OpKind::send ? 1 : 7);
+  }
+  // Nothing to join: ring's one send and one receive a step; adjacent chunks to two peers.
+  EXPECT_FALSE(simulator::joined_transfers(make_schedule("ring", Collective::allreduce, 8)).has_value());
+  RankProgram apart;
+  apart.steps.push_back({Op{OpKind::send, 1, {0, 1}}, Op{OpKind::send, 2, {1, 2}}, Op{OpKind::recv, 7, {2, 3}},
+                         Op{OpKind::recv, 6, {3, 4}}});
+  EXPECT_FALSE(simulator::joined_transfers(make_circulant("apart", Collective::allreduce, 8, 8, apart)).has_value());
 }
 
 }  // namespace
