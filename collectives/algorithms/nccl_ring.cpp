@@ -7,11 +7,11 @@
 // NIC: each channel crosses between nodes at other GPUs. On one node every channel is the same
 // cycle 0 -> 1 -> ... -> N-1 (NCCL's NVSwitch search tries the next GPU first).
 // Buffer: N x L x C chunks, rank-block major: chunk (bL + l)C + c is channel c's share of slice l
-// of block b, the block rank b owns (in every channel) when the reduce-scatter ends. (NCCL gives
-// each channel a contiguous share instead; here one rank's blocks are contiguous, so on one order
-// every rank's ops are the template's turned by the rank. Each channel moves its chunks and
-// reduces them in its ring order as NCCL's.) One op a channel: channels are separate
-// connections. With one order (one node, G = 1 or C = 1) the schedule is circulant.
+// of block b, the block rank b owns (in every channel) when the reduce-scatter ends. (NCCL keeps a
+// channel's share of a loop contiguous; here a rank's block is, so on one order every rank's ops
+// are the template's turned by the rank. Each channel moves its chunks and reduces them in its
+// ring order as NCCL's.) One op a channel: channels are separate connections. With one order (one
+// node, G = 1 or C = 1) the schedule is circulant.
 // Steps: slice l's ring step k (0 .. 2N-3) runs at step l + k: 2(N-1) + L - 1 steps. Every chunk
 // crosses each ring link once, so a rank sends 2(N-1)/N n and reduces (N-1)/N n; a step moves at
 // most min(L, 2(N-1)) slices x C channels of one chunk (n/N in all when every slice is active).
