@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -37,8 +38,50 @@ ClosedFormModel& ClosedFormModel::at_footprint(double footprint_bytes) {
   return *footprint_model_;
 }
 
-// The shortcuts first, each where it equals the walk (closed_form_symmetric.cpp,
-// closed_form_circulant.cpp, closed_form_periodic.cpp, closed_form_compact.cpp, closed_form_alike.cpp), else the walk.
+namespace {
+
+// Whether `op` may extend `before`: one kind and peer, its chunks (a valid range) starting where
+// before's end, the two within one buffer.
+bool joins(const Op& before, const Op& op, std::int64_t nchunks) {
+  return before.kind == op.kind && before.peer == op.peer && before.chunks.end == op.chunks.begin &&
+         op.chunks.begin < nchunks && op.chunks.end > op.chunks.begin &&
+         op.chunks.end - before.chunks.begin <= nchunks;
+}
+
+// A step's ops with each joined to the first earlier op it extends.
+Step joined_step(const Step& step, std::int64_t nchunks) {
+  Step ops;
+  for (const Op& op : step) {
+    const auto found =
+        std::find_if(ops.begin(), ops.end(), [&](const Op& before) { return joins(before, op, nchunks); });
+    if (found != ops.end()) found->chunks.end = op.chunks.end;
+    else ops.push_back(op);
+  }
+  return ops;
+}
+
+}  // namespace
+
+std::optional<Schedule> joined_transfers(const Schedule& schedule) {
+  if (!schedule.circulant) return std::nullopt;
+  const std::vector<Step>& steps = schedule.programs.front().steps;
+  const auto any_join = [&](const Step& step) {
+    for (std::size_t i = 1; i < step.size(); ++i)
+      for (std::size_t j = 0; j < i; ++j)
+        if (joins(step[j], step[i], schedule.nchunks)) return true;
+    return false;
+  };
+  if (std::none_of(steps.begin(), steps.end(), any_join)) return std::nullopt;
+  Schedule joined{schedule.algorithm, schedule.collective, schedule.nranks, schedule.nchunks, schedule.root, true, {}};
+  RankProgram& program = joined.programs.emplace_back();
+  program.steps.reserve(steps.size());
+  for (const Step& step : steps) program.steps.push_back(joined_step(step, schedule.nchunks));
+  return joined;
+}
+
+// A circulant template with its ops joined (joined_transfers), then the shortcuts, each where it
+// equals the walk (closed_form_symmetric.cpp, closed_form_circulant.cpp, closed_form_periodic.cpp,
+// closed_form_compact.cpp, closed_form_alike.cpp), else the walk.
 Prediction ClosedFormModel::predict(const PreparedSchedule& prepared, std::int64_t count, DataType type,
                                     Placement placement) {
   const Schedule& schedule = prepared.schedule();
@@ -59,14 +102,16 @@ Prediction ClosedFormModel::predict(const PreparedSchedule& prepared, std::int64
     return predict_walk(schedule, OpBytes(schedule, count, type), &forms);
   }
   check_schedule(schedule, route_costs_.topology(), count, OpChecks::header_only);  // ops: when packed, or in pass 1
-  if (std::optional<Prediction> symmetric = predict_symmetric(schedule, count, type)) return *std::move(symmetric);
-  if (std::optional<Prediction> circulant = predict_circulant(schedule, count, type)) return *std::move(circulant);
-  if (std::optional<Prediction> periodic = predict_periodic(schedule, count, type)) return *std::move(periodic);
+  const std::optional<Schedule> joined = joined_transfers(schedule);
+  const Schedule& priced = joined ? *joined : schedule;
+  if (std::optional<Prediction> symmetric = predict_symmetric(priced, count, type)) return *std::move(symmetric);
+  if (std::optional<Prediction> circulant = predict_circulant(priced, count, type)) return *std::move(circulant);
+  if (std::optional<Prediction> periodic = predict_periodic(priced, count, type)) return *std::move(periodic);
   if (const CompactSchedule* compact = prepared.compact()) return predict_compact(schedule, *compact, count, type);
-  const OpBytes bytes_of(schedule, count, type);
-  if (std::optional<Prediction> alike = predict_alike(schedule, route_costs_, gamma_seconds_per_byte_, bytes_of))
+  const OpBytes bytes_of(priced, count, type);
+  if (std::optional<Prediction> alike = predict_alike(priced, route_costs_, gamma_seconds_per_byte_, bytes_of))
     return *std::move(alike);
-  return predict_walk(schedule, bytes_of);
+  return predict_walk(priced, bytes_of);
 }
 
 }  // namespace ringlab::simulator

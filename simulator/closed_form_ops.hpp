@@ -41,6 +41,13 @@ inline std::optional<TemplateRoutes> template_routes(const Schedule& schedule, R
   return routes;
 }
 
+// A circulant template with, in each step, the ops of one kind and peer whose chunk ranges follow
+// one another made one (nccl_ring's C channels of a slice: one op). The closed form prices ops of
+// one kind and peer alike however they are cut: their bytes share the same port at the same route
+// cost, each transfer ends at latency + the ports' maximum, and reduced bytes add. Nothing when no
+// two ops join. (closed_form.cpp)
+std::optional<Schedule> joined_transfers(const Schedule& schedule);
+
 // For each step of a circulant template: q when the step is the step before it moved by q ranks
 // (same op kinds, peers and widths, every chunk range shifted by q * nchunks / nranks), i.e. when
 // rank r's costs in this step are rank r + q's in the step before; nothing otherwise. run_end:
