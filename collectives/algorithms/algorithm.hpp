@@ -11,7 +11,7 @@
 namespace ringlab {
 
 // The parameters a schedule builder gets (the CLI's --root, --shards, --group-size, --inner,
-// --channels, --pipeline);
+// --channels, --pipeline, --node-rings);
 // each algorithm reads those it has and ignores the rest.
 struct AlgorithmOptions {
   int root = 0;    // parameter-server root (server of shard 0) and broadcast root
@@ -26,6 +26,10 @@ struct AlgorithmOptions {
   int channels = 0;
   int pipeline = 0;
   int step_blocks = 1;  // bruck_bounded: the most blocks a rank sends in one step (>= 1)
+  // nccl_ring: the rings inside a node, each an order of its local ranks 0 .. G-1 (G, their length,
+  // is then nccl_ring's node size); channel c follows ring c mod R (topology/nvlink_rings.hpp finds
+  // them). Empty: rank order.
+  std::vector<std::vector<int>> node_rings = {};
 };
 
 // What NCCL runs on an 8-GPU NVSwitch node (A100, H100): its ring search (src/graph/search.cc)
