@@ -17,8 +17,8 @@ struct AlgorithmOptions {
   int root = 0;    // parameter-server root (server of shard 0) and broadcast root
   int shards = 1;  // parameter_server: number of shards (servers); nranks = direct RS + AG
   // hierarchical: ranks per group (0: not given, hierarchical_group_size picks) and the
-  // all-reduce run across groups: a registry name or a literal (a view, so the options stay a
-  // trivially copied aggregate; the CLI stores find_algorithm(...).name).
+  // all-reduce run across groups: a registry name or a literal (a view that must outlive the
+  // options; the CLI stores find_algorithm(...).name).
   int group_size = 0;
   std::string_view inner = "ring";
   // nccl_ring: channels C (0: nccl_channels_default); nccl_ring and nccl_tree: pipeline depth,
