@@ -56,6 +56,21 @@ std::vector<int> parse_rank_list(std::string_view text) {
   return ranks;
 }
 
+std::vector<std::vector<int>> parse_node_rings(std::string_view text) {
+  std::vector<std::vector<int>> rings;
+  for (std::string_view ring : split(text, '/')) {
+    rings.emplace_back();
+    for (std::string_view rank : split(ring, ',')) {
+      const std::int64_t local = parse_integer(rank, "--node-rings rank");
+      if (local < 0 || local >= max_node_ring_ranks)
+        throw std::invalid_argument(
+            fmt::format("--node-rings rank {} is outside 0 .. {}: give local ranks of a node", local, max_node_ring_ranks - 1));
+      rings.back().push_back(static_cast<int>(local));
+    }
+  }
+  return rings;
+}
+
 std::int64_t parse_size(std::string_view text) {
   if (text.empty()) throw std::invalid_argument("empty size; use e.g. 1024, 64K, 1M or 2G");
   std::int64_t multiplier = 1;

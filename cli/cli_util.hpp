@@ -15,6 +15,9 @@ namespace ringlab::cli {
 
 // "4", "1..64", "2,4,8", "1..8,16" -> sorted unique rank counts; throws std::invalid_argument.
 std::vector<int> parse_rank_list(std::string_view text);
+// --node-rings: rings separated by '/', each local ranks separated by ','; throws naming a bad one.
+inline constexpr int max_node_ring_ranks = 1 << 10;
+std::vector<std::vector<int>> parse_node_rings(std::string_view text);
 
 // "1024", "4K", "1M", "2G" (binary suffixes) -> value; throws std::invalid_argument on junk or overflow.
 std::int64_t parse_size(std::string_view text);

@@ -244,7 +244,10 @@ int run_simulate(const SimulateArguments& arguments, TimeLimit& time_limit) {
                                            static_cast<std::int64_t>(options.segment_bytes), !arguments.trace.empty()));
   const simulator::Predictor& model = models.front();
   std::vector<Schedule> schedules;
-  const AlgorithmOptions algorithm_options = with_topology_groups(options.algorithm_options, topology);
+  const bool rings_priced = std::find(options.algorithms.begin(), options.algorithms.end(), "nccl_ring") !=
+                           options.algorithms.end();
+  const AlgorithmOptions algorithm_options =
+      with_topology_groups(options.algorithm_options, topology, rings_priced ? &notes : nullptr);
   // Where the group size came from, for the notes of the algorithms that group ranks.
   const std::string_view group_source = options.algorithm_options.group_size > 0 ? "--group-size"
                                         : algorithm_options.group_size > 0      ? "the topology's ranks per node"
@@ -255,7 +258,9 @@ int run_simulate(const SimulateArguments& arguments, TimeLimit& time_limit) {
       notes.push_back(fmt::format("hierarchical: groups of {} ranks ({}), {} across them",
                                   hierarchical_group_size(nranks, algorithm_options.group_size), group_source,
                                   algorithm_options.inner));
-    if (name == "nccl_ring" || name == "nccl_tree")  // no group size: one node
+    if (name == "nccl_ring" && !algorithm_options.node_rings.empty())
+      notes.push_back(fmt::format("nccl_ring: nodes of {} ranks (its rings)", algorithm_options.node_rings.front().size()));
+    else if (name == "nccl_ring" || name == "nccl_tree")  // no group size: one node
       notes.push_back(fmt::format(
           "{}: nodes of {} ranks ({})", name,
           algorithm_options.group_size > 0 ? hierarchical_group_size(nranks, algorithm_options.group_size) : nranks,

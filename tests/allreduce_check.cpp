@@ -45,6 +45,13 @@ std::vector<Implementation> every_implementation(int nranks, bool with_native) {
       {"nccl_ring", {0, 1, 2, "ring", 3, 2}, "nccl_ring", ""},
       {"nccl_tree", {0, 1, 2, "ring", 0, 3}, "nccl_tree", ""},
   };
+  // One node of N, 3 channels over two rings (descending, then evens before odds).
+  AlgorithmOptions rings{0, 1, 0, "ring", 3, 2};
+  rings.node_rings.resize(2);
+  for (int rank = 0; rank < nranks; ++rank) rings.node_rings[0].push_back((nranks - rank) % nranks);
+  for (int rank = 0; rank < nranks; rank += 2) rings.node_rings[1].push_back(rank);
+  for (int rank = 1; rank < nranks; rank += 2) rings.node_rings[1].push_back(rank);
+  list.push_back({"nccl_ring", rings, "nccl_ring_node_rings", ""});
   if (with_native) list.push_back({std::string(mpi_native), {}, "mpi_native", ""});
   return list;
 }

@@ -121,7 +121,7 @@ TEST(NcclRingScale, SameTransfersAsTheChannelMajorLayout) {
 
 TEST(NcclRingScale, OneRankOrderIsCirculant) {
   // One node, one rank a node, or one channel: every channel runs 0 -> 1 -> ... -> N-1, one template.
-  for (const AlgorithmOptions options : {AlgorithmOptions{}, AlgorithmOptions{0, 1, 1, "ring", 24, 2},
+  for (const AlgorithmOptions& options : {AlgorithmOptions{}, AlgorithmOptions{0, 1, 1, "ring", 24, 2},
                                          AlgorithmOptions{0, 1, 8, "ring", 1, 3}}) {
     const Schedule schedule = make_schedule("nccl_ring", Collective::allreduce, 4096, options);
     ASSERT_TRUE(schedule.circulant) << options.group_size << " " << options.channels;

@@ -11,14 +11,14 @@
 namespace ringlab {
 
 // The parameters a schedule builder gets (the CLI's --root, --shards, --group-size, --inner,
-// --channels, --pipeline);
+// --channels, --pipeline, --node-rings);
 // each algorithm reads those it has and ignores the rest.
 struct AlgorithmOptions {
   int root = 0;    // parameter-server root (server of shard 0) and broadcast root
   int shards = 1;  // parameter_server: number of shards (servers); nranks = direct RS + AG
   // hierarchical: ranks per group (0: not given, hierarchical_group_size picks) and the
-  // all-reduce run across groups: a registry name or a literal (a view, so the options stay a
-  // trivially copied aggregate; the CLI stores find_algorithm(...).name).
+  // all-reduce run across groups: a registry name or a literal (a view that must outlive the
+  // options; the CLI stores find_algorithm(...).name).
   int group_size = 0;
   std::string_view inner = "ring";
   // nccl_ring: channels C (0: nccl_channels_default); nccl_ring and nccl_tree: pipeline depth,
@@ -26,6 +26,10 @@ struct AlgorithmOptions {
   int channels = 0;
   int pipeline = 0;
   int step_blocks = 1;  // bruck_bounded: the most blocks a rank sends in one step (>= 1)
+  // nccl_ring: the rings inside a node, each an order of its local ranks 0 .. G-1 (G, their length,
+  // is then nccl_ring's node size); channel c follows ring c mod R (topology/nvlink_rings.hpp finds
+  // them). Empty: rank order.
+  std::vector<std::vector<int>> node_rings = {};
 };
 
 // What NCCL runs on an 8-GPU NVSwitch node (A100, H100): its ring search (src/graph/search.cc)

@@ -30,6 +30,20 @@ std::vector<std::string> names_of(std::span<const AlgorithmInfo> table) {
   for (const AlgorithmInfo& info : table) names.emplace_back(info.name);
   return names;
 }
+
+// --node-rings: rings of one length G, each holding every local rank 0 .. G-1 once.
+void check_node_rings(const std::vector<std::vector<int>>& rings) {
+  for (const std::vector<int>& ring : rings) {
+    std::vector<int> sorted = ring;
+    std::sort(sorted.begin(), sorted.end());
+    bool permutation = ring.size() == rings.front().size() && !ring.empty();
+    for (std::size_t i = 0; i < sorted.size(); ++i) permutation = permutation && sorted[i] == static_cast<int>(i);
+    if (!permutation)
+      throw std::invalid_argument(fmt::format("--node-rings: ring {} must hold each of the local ranks 0 .. {} once, "
+                                              "as the first ring does",
+                                              fmt::join(ring, ","), std::max<std::size_t>(rings.front().size(), 1) - 1));
+  }
+}
 }  // namespace
 
 std::vector<std::string> algorithm_names() { return names_of(algorithms()); }
@@ -70,6 +84,7 @@ Schedule make_schedule(const AlgorithmInfo& info, Collective collective, int nra
   if (options.pipeline < 0 || options.pipeline > max_pipeline)
     throw std::invalid_argument(
         fmt::format("--pipeline {} must be between 1 and {}, or 0 for the algorithm's default", options.pipeline, max_pipeline));
+  check_node_rings(options.node_rings);
   if (!supports(info, collective)) {
     std::vector<std::string_view> names;
     for (Collective supported : info.collectives) names.push_back(name_of(supported));
