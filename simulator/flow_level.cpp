@@ -17,6 +17,7 @@
 #include "simulator/job_footprint.hpp"
 #include "simulator/max_min.hpp"
 #include "simulator/max_min_update.hpp"
+#include "simulator/resource_flows.hpp"
 #include "simulator/schedule_walk.hpp"
 #include "simulator/scratch_receives.hpp"
 
@@ -130,12 +131,8 @@ class Simulation {
         ranks_(static_cast<std::size_t>(orbits != nullptr ? orbits->stride : schedule.nranks)),
         waiting_(ranks_.size()),
         resource_flows_(static_cast<std::size_t>(routes.num_resources())),
-        resource_crossings_(static_cast<std::size_t>(routes.num_resources())),
         resource_seen_(static_cast<std::size_t>(routes.num_resources()), 0),
-        resource_local_(static_cast<std::size_t>(routes.num_resources()), -1),
-        busy_since_(static_cast<std::size_t>(routes.num_resources()), 0.0),
-        busy_(static_cast<std::size_t>(routes.num_resources()), 0.0),
-        loads_(static_cast<std::size_t>(routes.num_resources())) {
+        resource_local_(static_cast<std::size_t>(routes.num_resources()), -1) {
     routes_prefetched_.assign(static_cast<std::size_t>(schedule.nranks), 0);
     if (schedule.circulant) send_offsets_ = send_peers(schedule.programs.front());
     set_up_cpu_sharing();
@@ -149,8 +146,10 @@ class Simulation {
       update_.emplace(resource_flows_.size());
       shared_.route = [this](int index) { return routes_.resources(flows_[static_cast<std::size_t>(index)].route); };
       shared_.rate = [this](int index) { return flows_[static_cast<std::size_t>(index)].rate; };
-      shared_.capacity = [this](std::int32_t resource) { return routes_.capacity(resource); };
-      shared_.flows_on = &resource_flows_;
+      shared_.capacities = routes_.capacities();
+      shared_.flows_on = [this](std::int32_t resource) {
+        return resource_flows_[static_cast<std::size_t>(resource)].flows();
+      };
     }
   }
 
@@ -315,7 +314,7 @@ class Simulation {
       const auto resource = static_cast<std::size_t>(touched);
       double rate = 0;
       if (!at_end)
-        for (int index : resource_flows_[resource]) rate += flows_[static_cast<std::size_t>(index)].rate;
+        for (int index : resource_flows_[resource].flows()) rate += flows_[static_cast<std::size_t>(index)].rate;
       if (!std::isfinite(rate) || rate == sampled_rate_[resource]) continue;
       if (load_samples_.size() >= options_.max_trace_spans) {
         trace_truncated_ = true;
@@ -474,12 +473,10 @@ class Simulation {
     for (std::size_t crossing = 0; crossing < route.size(); ++crossing) {
       const std::int32_t crossed = route[crossing];
       const std::int32_t resource = resource_class(crossed);
-      auto& on_resource = resource_flows_[static_cast<std::size_t>(resource)];
-      if (on_resource.empty()) busy_since_[static_cast<std::size_t>(resource)] = now;
-      positions[crossing] = static_cast<std::int32_t>(on_resource.size());
-      on_resource.push_back(index);
-      resource_crossings_[static_cast<std::size_t>(resource)].push_back(static_cast<std::int32_t>(crossing));
-      loads_[static_cast<std::size_t>(resource)] += orbits_ != nullptr ? flow.bytes * crossing_weight(crossed) : flow.bytes;
+      ResourceFlows& on_resource = resource_flows_[static_cast<std::size_t>(resource)];
+      if (on_resource.empty()) on_resource.busy_since = now;
+      positions[crossing] = on_resource.add(index, static_cast<std::int32_t>(crossing));
+      on_resource.bytes += orbits_ != nullptr ? flow.bytes * crossing_weight(crossed) : flow.bytes;
       dirty_.push_back(resource);
     }
     if (update_ && !route.empty()) update_->add_flow(index, route);
@@ -489,19 +486,13 @@ class Simulation {
     }
   }
 
-  // Takes the entry at `position` off a resource's flows in O(1), as swap-and-pop: the last entry
-  // moves there and its flow's position is updated (std::find here was 64 % of halving_doubling
-  // on ring:4096, whose links carry a thousand flows each).
-  void remove_crossing(std::int32_t resource, std::int32_t position) {
-    auto& on_resource = resource_flows_[static_cast<std::size_t>(resource)];
-    auto& crossings = resource_crossings_[static_cast<std::size_t>(resource)];
-    const auto at = static_cast<std::size_t>(position);
-    on_resource[at] = on_resource.back();
-    crossings[at] = crossings.back();
-    on_resource.pop_back();
-    crossings.pop_back();
-    if (at < on_resource.size())
-      flow_positions_[static_cast<std::size_t>(on_resource[at])][static_cast<std::size_t>(crossings[at])] = position;
+  // Takes the entry at `position` off a resource's flows in O(1): the last entry moves there and
+  // its flow's position is updated (std::find here was 64 % of halving_doubling on ring:4096,
+  // whose links carry a thousand flows each).
+  void remove_crossing(ResourceFlows& on_resource, std::int32_t position) {
+    const ResourceFlows::Entry moved = on_resource.remove(position);
+    if (moved.flow >= 0)
+      flow_positions_[static_cast<std::size_t>(moved.flow)][static_cast<std::size_t>(moved.crossing)] = position;
   }
 
   void end_flow(int index, double now) {
@@ -510,9 +501,9 @@ class Simulation {
     const std::vector<std::int32_t>& positions = flow_positions_[static_cast<std::size_t>(index)];
     for (std::size_t crossing = 0; crossing < route.size(); ++crossing) {
       const std::int32_t resource = resource_class(route[crossing]);
-      remove_crossing(resource, positions[crossing]);
-      auto& on_resource = resource_flows_[static_cast<std::size_t>(resource)];
-      if (on_resource.empty()) busy_[static_cast<std::size_t>(resource)] += now - busy_since_[static_cast<std::size_t>(resource)];
+      ResourceFlows& on_resource = resource_flows_[static_cast<std::size_t>(resource)];
+      remove_crossing(on_resource, positions[crossing]);
+      if (on_resource.empty()) on_resource.busy_seconds += now - on_resource.busy_since;
       dirty_.push_back(resource);
     }
     if (update_ && !route.empty()) update_->remove_flow(index, route, flow.rate, shared_);
@@ -622,7 +613,7 @@ class Simulation {
       visit_resource(start);
       for (std::size_t next = 0; next < component_resources_.size(); ++next) {
         problem_.resource_start.push_back(static_cast<std::int32_t>(problem_.resource_flows.size()));
-        for (int index : resource_flows_[static_cast<std::size_t>(component_resources_[next])]) {
+        for (int index : resource_flows_[static_cast<std::size_t>(component_resources_[next])].flows()) {
           std::uint32_t& seen = flow_seen_[static_cast<std::size_t>(index)];
           std::int32_t& local = flow_local_[static_cast<std::size_t>(index)];
           if (seen == epoch_) {
@@ -725,10 +716,11 @@ class Simulation {
 
   void collect_loads(FlowPrediction& result) const {
     const Topology& topology = routes_.topology();
-    for (std::size_t resource = 0; resource < loads_.size(); ++resource) {
+    for (std::size_t resource = 0; resource < resource_flows_.size(); ++resource) {
       const auto id = static_cast<std::int32_t>(resource);
       const auto of_class = static_cast<std::size_t>(resource_class(id));  // an orbit's resources carry alike
-      if (loads_[of_class] <= 0) continue;
+      const ResourceFlows& carried = resource_flows_[of_class];
+      if (carried.bytes <= 0) continue;
       ResourceLoad load;
       load.is_switch = routes_.is_switch(id);
       if (load.is_switch) {
@@ -738,8 +730,8 @@ class Simulation {
         load.to = topology.directed_link(id).to;
       }
       load.capacity = routes_.capacity(id);
-      load.bytes = loads_[of_class];
-      load.busy_seconds = busy_[of_class];
+      load.bytes = carried.bytes;
+      load.busy_seconds = carried.busy_seconds;
       const double seconds = result.prediction.seconds;
       load.utilisation = seconds > 0 ? load.bytes / (load.capacity * seconds) : 0.0;
       result.loads.push_back(load);
@@ -777,8 +769,7 @@ class Simulation {
   std::vector<unsigned char> routes_prefetched_;  // by source rank
   std::vector<int> send_offsets_;                 // a circulant template's send peers
   std::vector<int> free_flows_;
-  std::vector<std::vector<int>> resource_flows_;  // the flows on each resource now
-  std::vector<std::vector<std::int32_t>> resource_crossings_;  // per entry of resource_flows_: which crossing of its flow's route
+  std::vector<ResourceFlows> resource_flows_;  // the flows on each resource now, its busy time and bytes
   std::vector<std::vector<std::int32_t>> flow_positions_;      // by flow, per crossing: its entry in the resource's flows
   EventCalendar<Event> events_;
 
@@ -797,9 +788,6 @@ class Simulation {
   SharedFlows shared_;
   std::vector<int> local_flows_;
 
-  std::vector<double> busy_since_;
-  std::vector<double> busy_;  // seconds with at least one flow, per resource
-  std::vector<double> loads_;  // bytes per resource
   std::vector<TraceSpan> trace_;
   bool trace_truncated_ = false;
   std::vector<double> sampled_rate_;  // per resource, the rate of its last load sample

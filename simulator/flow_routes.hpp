@@ -36,6 +36,7 @@ class FlowRoutes {
 
   int num_resources() const { return static_cast<int>(capacities_.size()); }
   double capacity(std::int32_t resource) const { return capacities_[static_cast<std::size_t>(resource)]; }
+  std::span<const double> capacities() const { return capacities_; }  // by resource
   bool is_switch(std::int32_t resource) const { return resource >= topology_.num_directed_links(); }
   // The switch node of a switch resource.
   NodeId switch_node(std::int32_t resource) const {

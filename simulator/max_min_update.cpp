@@ -1,6 +1,7 @@
 #include "simulator/max_min_update.hpp"
 
 #include <algorithm>
+#include <limits>
 
 namespace ringlab::simulator {
 
@@ -9,8 +10,9 @@ constexpr double tolerance = 1e-9;  // relative, for "saturated" and "no faster"
 constexpr int max_rounds = 6;
 }  // namespace
 
-MaxMinUpdate::MaxMinUpdate(std::size_t num_resources)
-    : load_(num_resources, 0.0),
+MaxMinUpdate::MaxMinUpdate(std::size_t num_resources, bool alone_shortcut)
+    : alone_shortcut_(alone_shortcut),
+      load_(num_resources, 0.0),
       level_(num_resources, 0.0),
       bottlenecked_(num_resources),
       resource_round_(num_resources, 0),
@@ -37,7 +39,7 @@ void MaxMinUpdate::add_flow(int flow, std::span<const std::int32_t> route) {
 void MaxMinUpdate::remove_flow(int flow, std::span<const std::int32_t> route, double rate, const SharedFlows& shared) {
   for (std::int32_t resource : route) {
     const auto r = static_cast<std::size_t>(resource);
-    load_[r] = (*shared.flows_on)[r].empty() ? 0.0 : load_[r] - rate;  // an empty resource sheds its rounding
+    load_[r] = shared.flows_on(resource).empty() ? 0.0 : load_[r] - rate;  // an empty resource sheds its rounding
   }
   unlist(flow);
   active_[static_cast<std::size_t>(flow)] = 0;  // ended before it was rated, if so
@@ -100,8 +102,8 @@ bool MaxMinUpdate::solve(std::span<const std::int32_t> dirty, const SharedFlows&
         const std::int32_t resource = local_resources_[local];
         load_[static_cast<std::size_t>(resource)] = shared.capacity(resource) - workspace_.capacity_left[local];
       }
-      for (std::size_t i = 0; i < set_.size(); ++i)
-        set_bottleneck(set_[i], local_resources_[static_cast<std::size_t>(workspace_.bottleneck[i])], rates[i]);
+      for (const auto& [resource, load] : alone_loads_) load_[static_cast<std::size_t>(resource)] = load;
+      for (std::size_t i = 0; i < set_.size(); ++i) set_bottleneck(set_[i], set_bottlenecks_[i], rates[i]);
       flows = set_;
       ++local_solves_;
       return true;
@@ -112,14 +114,53 @@ bool MaxMinUpdate::solve(std::span<const std::int32_t> dirty, const SharedFlows&
   return false;
 }
 
+// A flow of the set alone on every resource it crosses: progressive filling freezes it at the
+// least of what the others leave there, the first such resource in route order being its
+// bottleneck (max_min_rates breaks ties by local number, given in route order), with every
+// resource's load and capacity left computed as max_min_rates computes them, so bit for bit.
+double MaxMinUpdate::rate_alone(std::span<const std::int32_t> route, double old_rate, const SharedFlows& shared,
+                                std::int32_t& bottleneck) {
+  const std::size_t first = alone_loads_.size();
+  double rate = std::numeric_limits<double>::infinity();
+  for (std::int32_t resource : route) {
+    const double left = shared.capacity(resource) - load_[static_cast<std::size_t>(resource)] + old_rate;
+    alone_loads_.emplace_back(resource, left);
+    if (const double share = std::max(0.0, left); share < rate) {
+      rate = share;
+      bottleneck = resource;
+    }
+  }
+  for (std::size_t i = first; i < alone_loads_.size(); ++i) {
+    auto& [resource, load] = alone_loads_[i];
+    load = shared.capacity(resource) - (load - rate);
+  }
+  return rate;
+}
+
 bool MaxMinUpdate::solve_set(const SharedFlows& shared, std::vector<double>& rates) {
   ++round_;
   problem_.clear();
   local_resources_.clear();
   set_old_.clear();
-  for (int flow : set_) {
+  alone_loads_.clear();
+  solved_.clear();
+  rates.assign(set_.size(), 0.0);
+  set_bottlenecks_.assign(set_.size(), -1);
+  const auto alone = [&](std::span<const std::int32_t> route) {
+    return std::all_of(route.begin(), route.end(),
+                       [&](std::int32_t resource) { return shared.flows_on(resource).size() == 1; });
+  };
+  for (std::size_t i = 0; i < set_.size(); ++i) {
+    const int flow = set_[i];
     const double old_rate = shared.rate(flow);
-    for (std::int32_t resource : shared.route(flow)) {
+    const std::span<const std::int32_t> route = shared.route(flow);
+    if (alone_shortcut_ && alone(route)) {
+      rates[i] = rate_alone(route, old_rate, shared, set_bottlenecks_[i]);
+      ++alone_flows_;
+      continue;
+    }
+    solved_.push_back(i);
+    for (std::int32_t resource : route) {
       const auto r = static_cast<std::size_t>(resource);
       if (resource_round_[r] != round_) {
         resource_round_[r] = round_;
@@ -136,7 +177,12 @@ bool MaxMinUpdate::solve_set(const SharedFlows& shared, std::vector<double>& rat
     const std::int32_t resource = local_resources_[local];
     problem_.capacities.push_back(shared.capacity(resource) - load_[static_cast<std::size_t>(resource)] + set_old_[local]);
   }
-  max_min_rates(problem_, workspace_, rates);
+  if (solved_.empty()) return true;  // every flow alone: no flow outside the set shares its resources
+  max_min_rates(problem_, workspace_, solved_rates_);
+  for (std::size_t k = 0; k < solved_.size(); ++k) {
+    rates[solved_[k]] = solved_rates_[k];
+    set_bottlenecks_[solved_[k]] = local_resources_[static_cast<std::size_t>(workspace_.bottleneck[k])];
+  }
 
   named_flows_.clear();
   const auto name = [&](int flow) {
@@ -145,22 +191,23 @@ bool MaxMinUpdate::solve_set(const SharedFlows& shared, std::vector<double>& rat
     named = round_;
     named_flows_.push_back(flow);
   };
-  // (a) on each bottleneck of the set, no flow outside it faster than the share.
+  // (a) on each bottleneck of the set, no flow outside it faster than the share (a flow alone
+  // shares its resources with none: the checks read the solved flows only).
   checked_.assign(local_resources_.size(), 0);
-  for (std::size_t i = 0; i < set_.size(); ++i) {
-    const auto local = static_cast<std::size_t>(workspace_.bottleneck[i]);
+  for (std::size_t k = 0; k < solved_.size(); ++k) {
+    const auto local = static_cast<std::size_t>(workspace_.bottleneck[k]);
     if (checked_[local] != 0) continue;
     checked_[local] = 1;
-    const double limit = rates[i] * (1 + tolerance);
-    for (int flow : (*shared.flows_on)[static_cast<std::size_t>(local_resources_[local])])
+    const double limit = solved_rates_[k] * (1 + tolerance);
+    for (int flow : shared.flows_on(local_resources_[local]))
       if (member_[static_cast<std::size_t>(flow)] != epoch_ && shared.rate(flow) > limit) name(flow);
   }
   // (b) where flows outside the set have their bottleneck, still saturated and none faster.
   set_max_.assign(local_resources_.size(), 0.0);
-  for (std::size_t i = 0; i < set_.size(); ++i)
-    for (std::int32_t j = problem_.flow_start[i]; j < problem_.flow_start[i + 1]; ++j) {
+  for (std::size_t k = 0; k < solved_.size(); ++k)
+    for (std::int32_t j = problem_.flow_start[k]; j < problem_.flow_start[k + 1]; ++j) {
       double& fastest = set_max_[static_cast<std::size_t>(problem_.resources[static_cast<std::size_t>(j)])];
-      fastest = std::max(fastest, rates[i]);
+      fastest = std::max(fastest, solved_rates_[k]);
     }
   for (std::size_t local = 0; local < local_resources_.size(); ++local) {
     const auto resource = static_cast<std::size_t>(local_resources_[local]);

@@ -21,11 +21,15 @@
 //      it here).
 // When the checks pass, every flow has a bottleneck: the rates are the full solve's, "saturated"
 // and "no faster" read to a relative 1e-9 for rounding (tests: MaxMinUpdate.*).
+// Shortcut: a flow of A that is the only flow on each resource it crosses (a ring's flows on a
+// torus) is rated apart, at the least of what its resources leave, with no solve and no check:
+// the same bits as solving it in A (MaxMinUpdate.FlowsAloneAreRatedAsInTheSolve).
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "simulator/max_min.hpp"
@@ -36,13 +40,16 @@ namespace ringlab::simulator {
 struct SharedFlows {
   std::function<std::span<const std::int32_t>(int)> route;  // the resources a flow crosses
   std::function<double(int)> rate;                          // its rate now (0 before its first solve)
-  std::function<double(std::int32_t)> capacity;             // bytes/s
-  const std::vector<std::vector<int>>* flows_on = nullptr;  // the flows on each resource now
+  std::span<const double> capacities;                       // bytes/s, by resource
+
+  double capacity(std::int32_t resource) const { return capacities[static_cast<std::size_t>(resource)]; }
+  std::function<std::span<const int>(std::int32_t)> flows_on;  // the flows on a resource now
 };
 
 class MaxMinUpdate {
  public:
-  explicit MaxMinUpdate(std::size_t num_resources);
+  // alone_shortcut false: flows alone on their resources are solved with the others (tests).
+  explicit MaxMinUpdate(std::size_t num_resources, bool alone_shortcut = true);
 
   // A flow that crosses `route` (not empty) starts; it has no rate until a solve.
   void add_flow(int flow, std::span<const std::int32_t> route);
@@ -60,6 +67,7 @@ class MaxMinUpdate {
 
   std::int64_t local_solves() const { return local_solves_; }
   std::int64_t declined() const { return declined_; }
+  std::int64_t alone_flows() const { return alone_flows_; }  // rated by the shortcut
 
  private:
   void grow(int flow);
@@ -68,7 +76,11 @@ class MaxMinUpdate {
   void unlist(int flow);
   // Solves the set on what the others leave; false when a check named flows to add.
   bool solve_set(const SharedFlows& shared, std::vector<double>& rates);
+  // The rate of a flow alone on its route, its bottleneck, and its resources' loads into alone_loads_.
+  double rate_alone(std::span<const std::int32_t> route, double old_rate, const SharedFlows& shared,
+                    std::int32_t& bottleneck);
 
+  bool alone_shortcut_ = true;
   std::vector<double> load_;                    // by resource
   std::vector<double> level_;                   // by resource: the rate of the flows it froze
   std::vector<std::vector<int>> bottlenecked_;  // by resource: the flows it froze
@@ -91,8 +103,13 @@ class MaxMinUpdate {
   std::vector<double> set_old_;   // by local resource: the set's rates before the solve
   std::vector<double> set_max_;   // by local resource: the fastest of the set after it
   std::vector<std::uint32_t> checked_;  // by local resource: the round that scanned it for (a)
+  std::vector<std::size_t> solved_;        // the set's flows in problem_, by their place in set_
+  std::vector<double> solved_rates_;       // ... and their rates
+  std::vector<std::int32_t> set_bottlenecks_;  // by place in set_, after a round
+  std::vector<std::pair<std::int32_t, double>> alone_loads_;  // the loads of the flows alone, after a round
   SharingProblem problem_;
   SharingWorkspace workspace_;
+  std::int64_t alone_flows_ = 0;
   std::int64_t local_solves_ = 0;
   std::int64_t declined_ = 0;
 };

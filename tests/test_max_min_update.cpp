@@ -34,8 +34,8 @@ struct SharedNetwork {
   explicit SharedNetwork(std::vector<double> capacity) : capacities(std::move(capacity)), flows_on(capacities.size()) {
     shared.route = [this](int flow) { return std::span<const std::int32_t>(routes[static_cast<std::size_t>(flow)]); };
     shared.rate = [this](int flow) { return rates[static_cast<std::size_t>(flow)]; };
-    shared.capacity = [this](std::int32_t resource) { return capacities[static_cast<std::size_t>(resource)]; };
-    shared.flows_on = &flows_on;
+    shared.capacities = capacities;
+    shared.flows_on = [this](std::int32_t r) { return std::span<const int>(flows_on[static_cast<std::size_t>(r)]); };
   }
 
   // Every active flow solved whole: its rate, and into the update its bottleneck and the loads.
@@ -129,6 +129,70 @@ TEST(MaxMinUpdate, RatesAreAFullSolvesThroughRandomStartsAndEnds) {
   }
   EXPECT_GT(local, 0);  // both sides of its condition were taken
   EXPECT_GT(declined, 0);
+}
+
+// The shortcut for flows alone on their resources gives the solve's bits: two updates, with and
+// without it, fed the same random starts and ends on many resources (so flows are often alone).
+TEST(MaxMinUpdate, FlowsAloneAreRatedAsInTheSolve) {
+  std::mt19937 random(34);
+  std::uniform_real_distribution<double> capacity(1.0, 10.0);
+  std::vector<double> capacities;
+  for (int r = 0; r < 24; ++r) capacities.push_back(r % 3 == 0 ? 10.0 : capacity(random));
+  SharedNetwork with(capacities);
+  SharedNetwork without(capacities);
+  MaxMinUpdate shortcut(capacities.size());
+  MaxMinUpdate solved(capacities.size(), false);
+  std::vector<std::int32_t> dirty;
+  std::vector<int> flows;
+  std::vector<double> rates;
+  int shared_batches = 0;  // batches that ended with flows sharing a resource
+  for (int batch = 0; batch < 400; ++batch) {
+    dirty.clear();
+    std::vector<int> live;
+    for (std::size_t flow = 0; flow < with.active.size(); ++flow)
+      if (with.active[flow]) live.push_back(static_cast<int>(flow));
+    if (live.size() > 4 || (!live.empty() && random() % 2 == 0)) {  // one ends
+      const int flow = live[random() % live.size()];
+      for (SharedNetwork* network : {&with, &without}) {
+        network->active[static_cast<std::size_t>(flow)] = 0;
+        for (std::int32_t r : network->routes[static_cast<std::size_t>(flow)]) {
+          auto& on = network->flows_on[static_cast<std::size_t>(r)];
+          on.erase(std::find(on.begin(), on.end(), flow));
+        }
+      }
+      dirty = with.routes[static_cast<std::size_t>(flow)];
+      shortcut.remove_flow(flow, dirty, with.rates[static_cast<std::size_t>(flow)], with.shared);
+      solved.remove_flow(flow, dirty, without.rates[static_cast<std::size_t>(flow)], without.shared);
+    } else {  // one starts, on 1 to 3 distinct resources
+      std::vector<std::int32_t> route;
+      for (int hop = 0; hop < 1 + static_cast<int>(random() % 3); ++hop)
+        route.push_back(static_cast<std::int32_t>(random() % capacities.size()));
+      std::sort(route.begin(), route.end());
+      route.erase(std::unique(route.begin(), route.end()), route.end());
+      const int flow = static_cast<int>(with.routes.size());
+      for (SharedNetwork* network : {&with, &without}) {
+        network->routes.push_back(route);
+        network->rates.push_back(0.0);
+        network->active.push_back(1);
+        for (std::int32_t r : route) network->flows_on[static_cast<std::size_t>(r)].push_back(flow);
+      }
+      dirty = route;
+      shortcut.add_flow(flow, route);
+      solved.add_flow(flow, route);
+    }
+    for (auto [update, network] : {std::pair{&shortcut, &with}, std::pair{&solved, &without}}) {
+      if (update->solve(dirty, network->shared, flows, rates)) {
+        for (std::size_t i = 0; i < flows.size(); ++i) network->rates[static_cast<std::size_t>(flows[i])] = rates[i];
+      } else {
+        network->rates = network->full_solve(update);
+      }
+    }
+    ASSERT_EQ(with.rates, without.rates) << "batch " << batch;
+    shared_batches += std::any_of(with.flows_on.begin(), with.flows_on.end(), [](const auto& on) { return on.size() > 1; });
+  }
+  EXPECT_GT(shortcut.alone_flows(), 0);  // both sides of its condition were taken
+  EXPECT_GT(shared_batches, 100);
+  EXPECT_EQ(solved.alone_flows(), 0);
 }
 
 TEST(MaxMinUpdate, FlowLevelPredictsAsWithWholeGroupSolves) {
