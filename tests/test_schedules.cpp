@@ -66,6 +66,9 @@ class Schedules : public ::testing::TestWithParam<ScheduleCase> {};
 TEST_P(Schedules, VerifiesAndMatchesClosedFormsForEveryRankCount) {
   const ScheduleCase& param = GetParam();
   for (int nranks : verified_rank_counts()) {
+    // nccl_ring's 24 default channels make 6 million ops at N = 256 (a minute under ASan in CI):
+    // verified to 64 here; the 3-channel case below and `ringlab verify --ranks 1..256` go further.
+    if (param.label == "nccl_ring_allreduce" && nranks > 64) continue;
     AlgorithmOptions options = param.options;
     if (options.root >= nranks) options.root = nranks - 1;
     if (options.shards == -1 || options.shards > nranks) options.shards = nranks;
