@@ -24,28 +24,28 @@ constexpr std::size_t max_table_rules = 1 << 20;
 
 auto rule_key(const SelectionRule& rule) { return std::make_tuple(rule.collective, rule.nranks, rule.min_bytes); }
 
-[[noreturn]] void fail(const std::string& where, const std::string& what) {
+[[noreturn]] void fail_table(const std::string& where, const std::string& what) {
   throw std::invalid_argument(fmt::format("{}: {}", where, what));
 }
 
 const nlohmann::json& member(const nlohmann::json& object, const char* key, const std::string& where) {
-  if (!object.contains(key)) fail(where, fmt::format("'{}' is missing", key));
+  if (!object.contains(key)) fail_table(where, fmt::format("'{}' is missing", key));
   return object.at(key);
 }
 
 std::string string_member(const nlohmann::json& object, const char* key, const std::string& where) {
   const nlohmann::json& value = member(object, key, where);
-  if (!value.is_string()) fail(where + "." + key, fmt::format("{} is not a string", value.dump()));
+  if (!value.is_string()) fail_table(where + "." + key, fmt::format("{} is not a string", value.dump()));
   return value.get<std::string>();
 }
 
 SelectionRule rule_from_json(const nlohmann::json& value, const std::string& where) {
-  if (!value.is_object()) fail(where, "a rule must be an object {\"collective\", \"nranks\", \"min_bytes\", ...}");
+  if (!value.is_object()) fail_table(where, "a rule must be an object {\"collective\", \"nranks\", \"min_bytes\", ...}");
   SelectionRule rule;
   try {
     rule.collective = parse_collective(string_member(value, "collective", where));
   } catch (const std::invalid_argument& error) {
-    fail(where + ".collective", error.what());
+    fail_table(where + ".collective", error.what());
   }
   rule.nranks = static_cast<int>(
       io::check_json_integer(member(value, "nranks", where), where + ".nranks", 1, max_table_ranks, "ranks"));
@@ -54,9 +54,9 @@ SelectionRule rule_from_json(const nlohmann::json& value, const std::string& whe
   try {
     const AlgorithmInfo& algorithm = find_algorithm(rule.algorithm);
     if (!supports(algorithm, rule.collective))
-      fail(where + ".algorithm", fmt::format("{} has no {} schedule", rule.algorithm, name_of(rule.collective)));
+      fail_table(where + ".algorithm", fmt::format("{} has no {} schedule", rule.algorithm, name_of(rule.collective)));
   } catch (const std::invalid_argument& error) {
-    fail(where + ".algorithm", error.what());
+    fail_table(where + ".algorithm", error.what());
   }
   rule.segment_bytes =
       io::check_json_integer(member(value, "segment_bytes", where), where + ".segment_bytes", 0, max_table_bytes, "B");
@@ -123,21 +123,21 @@ nlohmann::json to_json(const SelectionTable& table) {
 }
 
 SelectionTable selection_table_from_json(const nlohmann::json& document, const std::string& where) {
-  if (!document.is_object()) fail(where, "a tuning table must be a JSON object with \"schema\" and \"rules\"");
+  if (!document.is_object()) fail_table(where, "a tuning table must be a JSON object with \"schema\" and \"rules\"");
   const std::string schema = string_member(document, "schema", where);
   if (schema != tuning_schema)
-    fail(where + ".schema", fmt::format("'{}' is not {}; write the file with `ringlab tune`", schema, tuning_schema));
+    fail_table(where + ".schema", fmt::format("'{}' is not {}; write the file with `ringlab tune`", schema, tuning_schema));
   SelectionTable table;
   if (document.contains("source")) table.source = document.at("source");
   const nlohmann::json& rules = member(document, "rules", where);
   if (!rules.is_array() || rules.empty())
-    fail(where + ".rules", "must be a non-empty array of rules; write the file with `ringlab tune`");
-  if (rules.size() > max_table_rules) fail(where + ".rules", fmt::format("more than {} rules", max_table_rules));
+    fail_table(where + ".rules", "must be a non-empty array of rules; write the file with `ringlab tune`");
+  if (rules.size() > max_table_rules) fail_table(where + ".rules", fmt::format("more than {} rules", max_table_rules));
   for (std::size_t i = 0; i < rules.size(); ++i)
     table.rules.push_back(rule_from_json(rules[i], fmt::format("{}.rules[{}]", where, i)));
   for (std::size_t i = 1; i < table.rules.size(); ++i) {
     if (!(rule_key(table.rules[i - 1]) < rule_key(table.rules[i])))
-      fail(fmt::format("{}.rules[{}]", where, i),
+      fail_table(fmt::format("{}.rules[{}]", where, i),
            "rules must be sorted by (collective, nranks, min_bytes) without repeats; this one is not after the "
            "previous one");
   }

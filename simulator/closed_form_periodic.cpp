@@ -31,7 +31,7 @@
 namespace ringlab::simulator {
 namespace {
 
-struct SecondsGrid {  // a walk with no rotated run keeps plain seconds
+struct PlainSecondsGrid {  // a walk with no rotated run keeps plain seconds
   double ticks(double seconds) const { return seconds; }
   double seconds(double value) const { return value; }
 };
@@ -194,7 +194,7 @@ std::optional<Prediction> ClosedFormModel::predict_periodic(const Schedule& sche
         ++edges;
         break;
       }
-  if (!runs.any || 4 * 3 * edges >= phases) return walk(SecondsGrid{});
+  if (!runs.any || 4 * 3 * edges >= phases) return walk(PlainSecondsGrid{});
   // The grid: 2^-61 of a bound on the longest the schedule can take (each step's slowest route's
   // latency plus its largest chunks at its slowest routes), as closed_form_circulant.cpp's.
   const double chunk_bytes = static_cast<double>(count / nchunks + (count % nchunks != 0 ? 1 : 0)) * bytes_per_element;

@@ -41,7 +41,7 @@ const nlohmann::json& member(const nlohmann::json& object, const char* key, cons
 // The documented ranges of the fields compare reads (compare.hpp).
 constexpr std::int64_t max_ranks = std::int64_t{1} << 20;  // as a topology's endpoints and a schedule's ranks
 constexpr std::int64_t max_bytes = std::int64_t{1} << 40;
-constexpr io::NumberRange microseconds{0, 1e9, "us", true};  // up to 1000 s
+constexpr io::NumberRange microseconds_range{0, 1e9, "us", true};  // up to 1000 s
 
 // object.key, an integer in [min, max] (checked before narrowing).
 std::int64_t integer_member(const nlohmann::json& object, const char* key, const std::string& path,
@@ -99,7 +99,7 @@ MeasuredRow row_from_json(const nlohmann::json& row, const std::string& path, st
   }
   const nlohmann::json& median = member(member(row, "time_us", path, where), "p50", path, where + ".time_us");
   try {
-    measured.measured_seconds = io::check_json_number(median, where + ".time_us.p50", microseconds) * 1e-6;
+    measured.measured_seconds = io::check_json_number(median, where + ".time_us.p50", microseconds_range) * 1e-6;
   } catch (const std::invalid_argument& error) {
     fail(path, error.what());
   }

@@ -58,7 +58,7 @@ foreach(command bench allreduce)
 endforeach()
 
 # Open MPI: the same small sweep under Open MPI's mpirun, with a ringlab built against Open MPI
-# (preset openmpi-check: the openmpi preset at -O0, target ringlab only, ccache when present).
+# (preset openmpi-check: the openmpi preset at -O0 as a unity build, target ringlab only, ccache when present).
 # Skipped (77) without Open MPI.
 if(RINGLAB_ENABLE_MPI)
   add_test(NAME mpi.openmpi_sweep

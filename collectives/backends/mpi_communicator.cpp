@@ -34,18 +34,11 @@ void require_initialized() {
   }
 }
 
-std::string error_string(int code) {
-  char text[MPI_MAX_ERROR_STRING];
-  int length = 0;
-  if (MPI_Error_string(code, text, &length) != MPI_SUCCESS) return fmt::format("MPI error code {}", code);
-  return std::string(text, static_cast<std::size_t>(length));
-}
-
 // Throws CommunicationError naming the MPI function and the context unless code is MPI_SUCCESS.
 void check(int code, std::string_view function, int rank, std::string_view context) {
   if (code == MPI_SUCCESS) return;
   throw CommunicationError(
-      fmt::format("mpi backend: rank {}: {} failed ({}): {}", rank, function, context, error_string(code)));
+      fmt::format("mpi backend: rank {}: {} failed ({}): {}", rank, function, context, mpi_error_string(code)));
 }
 
 enum class Kind { send, recv, barrier, collective };
@@ -119,7 +112,7 @@ class MpiRequest final : public Request {
                          rank_, bytes_, tag_, peer_, peer_));
       }
       fail(fmt::format("mpi backend: rank {}: MPI_Test failed in {} ({}): {}", rank_, what, describe(),
-                       error_string(code)));
+                       mpi_error_string(code)));
     }
     if (flag == 0) return false;
     complete_ = true;
@@ -292,7 +285,7 @@ MpiHalfPrecisionOps::MpiHalfPrecisionOps() {
     const int code = MPI_Op_create(half_functions[i], /*commute=*/1, &ops_[i]);
     if (code != MPI_SUCCESS) {
       free_all();
-      throw CommunicationError("mpi backend: MPI_Op_create failed: " + error_string(code));
+      throw CommunicationError("mpi backend: MPI_Op_create failed: " + mpi_error_string(code));
     }
   }
 }

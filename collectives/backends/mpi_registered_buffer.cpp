@@ -16,11 +16,11 @@ namespace ringlab {
 
 namespace {
 
-constexpr std::size_t name_bytes = 64;
+constexpr std::size_t buffer_name_bytes = 64;
 
 // What each rank tells the others about its segment.
 struct SegmentRecord {
-  std::array<char, name_bytes> name{};
+  std::array<char, buffer_name_bytes> name{};
   std::uint64_t bytes = 0;
   std::int32_t ok = 0;
   std::int32_t padding = 0;
@@ -103,7 +103,7 @@ std::unique_ptr<CommBuffer> allocate_registered_buffer(MPI_Comm comm, ShmTranspo
   void* own = transport ? map_shared_segment(own_name, mapped_bytes, /*create=*/true, error) : nullptr;
   segments->mappings[static_cast<std::size_t>(rank)] = {own, mapped_bytes};
   SegmentRecord mine;
-  std::copy_n(own_name.begin(), std::min(own_name.size(), name_bytes - 1), mine.name.begin());
+  std::copy_n(own_name.begin(), std::min(own_name.size(), buffer_name_bytes - 1), mine.name.begin());
   mine.bytes = mapped_bytes;
   mine.ok = own != nullptr || !transport ? 1 : 0;  // a rank without shared memory has nothing to set up
   std::vector<SegmentRecord> records(static_cast<std::size_t>(size));
@@ -130,7 +130,7 @@ std::unique_ptr<CommBuffer> allocate_registered_buffer(MPI_Comm comm, ShmTranspo
       error = fmt::format("rank {} could not create its segment", peer);
       break;
     }
-    const std::string peer_name(record.name.data(), strnlen(record.name.data(), name_bytes));
+    const std::string peer_name(record.name.data(), strnlen(record.name.data(), buffer_name_bytes));
     void* address = map_shared_segment(peer_name, record.bytes, /*create=*/false, error);
     if (address == nullptr) {
       ok = 0;

@@ -27,4 +27,7 @@ struct MpiSetupWaits {
   std::string timed_out(std::string_view what) const;
 };
 
+// MPI's text for an error code (MPI_Error_string), or "MPI error code N" where it has none.
+std::string mpi_error_string(int code);
+
 }  // namespace ringlab

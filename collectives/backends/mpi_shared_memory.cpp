@@ -27,7 +27,7 @@ namespace {
 constexpr std::size_t inbound_budget_bytes = std::size_t{8} << 20;
 constexpr std::size_t max_slots = 8;
 constexpr std::size_t min_slots = 2;
-constexpr std::size_t name_bytes = 64;
+constexpr std::size_t host_name_bytes = 64;
 
 std::size_t slot_bytes_for(int ranks_on_host) { return ranks_on_host <= 16 ? std::size_t{128} << 10 : std::size_t{32} << 10; }
 
@@ -195,15 +195,15 @@ std::unique_ptr<MpiNodeSharedMemory> MpiNodeSharedMemory::create(MPI_Comm comm, 
                      "shared-memory set-up: waiting for the other ranks of this host to create their segments"))
     return nullptr;
 
-  std::array<char, name_bytes> own_name_buffer{};
-  std::copy_n(own_name.begin(), std::min(own_name.size(), name_bytes - 1), own_name_buffer.begin());
-  std::vector<char> names(name_bytes * static_cast<std::size_t>(ranks_on_host));
-  waits.complete(MPI_Iallgather(own_name_buffer.data(), static_cast<int>(name_bytes), MPI_CHAR, names.data(),
-                                static_cast<int>(name_bytes), MPI_CHAR, node.comm, &request),
+  std::array<char, host_name_bytes> own_name_buffer{};
+  std::copy_n(own_name.begin(), std::min(own_name.size(), host_name_bytes - 1), own_name_buffer.begin());
+  std::vector<char> names(host_name_bytes * static_cast<std::size_t>(ranks_on_host));
+  waits.complete(MPI_Iallgather(own_name_buffer.data(), static_cast<int>(host_name_bytes), MPI_CHAR, names.data(),
+                                static_cast<int>(host_name_bytes), MPI_CHAR, node.comm, &request),
                  request, "MPI_Iallgather", "shared-memory set-up: exchanging the segment names of this host");
   for (int peer = 0; peer < ranks_on_host && error.empty(); ++peer) {
     if (peer == me) continue;
-    const std::string peer_name(&names[name_bytes * static_cast<std::size_t>(peer)]);
+    const std::string peer_name(&names[host_name_bytes * static_cast<std::size_t>(peer)]);
     if (void* address = map_shared_segment(peer_name, segment_bytes, /*create=*/false, error))
       memory->mappings_[static_cast<std::size_t>(peer)] = {address, segment_bytes};
   }
