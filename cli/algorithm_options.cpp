@@ -22,7 +22,7 @@ void add_algorithm_options(CLI::App& command, AlgorithmOptions& options) {
                      "rings over direct links, else 24)")
       ->capture_default_str();
   command.add_option("--pipeline", options.pipeline,
-                     "nccl_ring: slices per channel (0: 1); nccl_tree: segments per tree (0: 8)")
+                     "nccl_ring: slices per channel (0: 1); nccl_tree, double_binary_tree: segments per tree (0: 8, 4)")
       ->capture_default_str();
   command.add_option("--step-blocks", options.step_blocks,
                      "bruck_bounded: the most of the N blocks a rank sends in one step (>= 1)")

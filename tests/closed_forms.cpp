@@ -80,12 +80,14 @@ ClosedForm closed_form(std::string_view algorithm, Collective collective, int nr
     return form;
   }
   if (algorithm == "double_binary_tree") {
-    // S = 4 segments a tree, a chunk (n/8) each. Sent: per tree n/2 to the parent and to each
-    // child; two children in one tree means a leaf in the other (2n), only from N = 4. A step moves
-    // at most 4 chunks into or out of a rank and reduces at most 2; the segment-0 chain up to the
-    // root and down to the deepest leaf, then segments 1..3 into it, has a transfer in every step.
-    const int steps = 3 + 2 * log2_ceil(nranks);
-    const double chunk = 1.0 / 8;
+    // S segments a tree (--pipeline, default 4), a chunk (n/2S) each. Sent: per tree n/2 to the
+    // parent and to each child; two children in one tree means a leaf in the other (2n), only from
+    // N = 4. A step moves at most 4 chunks into or out of a rank and reduces at most 2; the
+    // segment-0 chain up to the root and down to the deepest leaf, then segments 1..S-1 into it,
+    // has a transfer in every step.
+    const int segments = options.pipeline > 0 ? options.pipeline : 4;
+    const int steps = segments - 1 + 2 * log2_ceil(nranks);
+    const double chunk = 1.0 / (2 * segments);
     ClosedForm form{steps, nranks == 2 ? 1 : (nranks == 3 ? 1.5 : 2), 1.0 * steps, 4 * chunk * steps, 2 * chunk * steps};
     form.exact_path = false;
     form.min_step_beta = chunk;

@@ -55,6 +55,10 @@ std::vector<ScheduleCase> schedule_cases() {
   cases.push_back({"bruck_bounded", Collective::allgather, {0, 1, 0, "ring", 0, 0, 64}, "bruck_bounded_allgather_b64"});
   // nccl_ring: 3 channels of 4 slices over nodes of 4 (or the largest divisor below).
   cases.push_back({"nccl_ring", Collective::allreduce, {0, 1, 4, "ring", 3, 4}, "nccl_ring_allreduce_3channels_4slices"});
+  // double_binary_tree with 1 and 16 segments a tree (the default is 4).
+  for (int segments : {1, 16})
+    cases.push_back({"double_binary_tree", Collective::allreduce, {0, 1, 0, "ring", 0, segments},
+                     fmt::format("double_binary_tree_allreduce_{}segments", segments)});
   // nccl_tree: nodes of 2, 3 and 8 (or the largest divisor below), 4 segments a tree.
   for (int group_size : {2, 3, 8})
     cases.push_back({"nccl_tree", Collective::allreduce, {0, 1, group_size, "ring", 0, 4}, fmt::format("nccl_tree_allreduce_groups{}", group_size)});

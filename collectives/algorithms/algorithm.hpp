@@ -21,7 +21,7 @@ struct AlgorithmOptions {
   // options; the CLI stores find_algorithm(...).name).
   int group_size = 0;
   std::string_view inner = "ring";
-  // nccl_ring: channels C (0: nccl_channels_default); nccl_ring and nccl_tree: pipeline depth,
+  // nccl_ring: channels C (0: nccl_channels_default); nccl_ring, nccl_tree, double_binary_tree: pipeline depth,
   // the slices each channel's or tree's share is cut into (0: the algorithm's default).
   int channels = 0;
   int pipeline = 0;

@@ -7,7 +7,7 @@
 // tree 0's leaves (odd ranks) are tree 1's interior, so every rank is a leaf in at least one tree
 // except, N odd, rank 0 (tree 0's root with one child; one child in tree 1, where it stands for
 // N-1). Both trees have tree 0's shape.
-// Buffer: 2S chunks, S = 4 segments a tree; tree t carries chunks [t*S, (t+1)*S), one segment each.
+// Buffer: 2S chunks, S = --pipeline segments a tree (default 4); tree t carries chunks [t*S, (t+1)*S), one segment each.
 // Steps (the pipeline is in the schedule): in tree t a non-root rank v of height h(v), depth d(v)
 // sends segment j to its parent at step j + h(v), the parent reducing it in; children send a
 // segment in earlier steps than their parent forwards it, so no rank receives a chunk in a step
@@ -22,7 +22,7 @@ namespace ringlab {
 
 namespace {
 
-constexpr int segments = 4;
+constexpr int default_tree_segments = 4;
 
 int lowest_bit(int rank) { return rank & -rank; }
 
@@ -69,7 +69,8 @@ int tree_depth(int tree, int rank, int nranks) {
 
 }  // namespace
 
-Schedule double_binary_tree(Collective, int nranks, const AlgorithmOptions&) {
+Schedule double_binary_tree(Collective, int nranks, const AlgorithmOptions& options) {
+  const int segments = options.pipeline > 0 ? options.pipeline : default_tree_segments;
   Schedule schedule = make_explicit("double_binary_tree", Collective::allreduce, nranks, 2 * segments);
   if (nranks == 1) return schedule;
   const int root_height = ceil_log2(nranks);
