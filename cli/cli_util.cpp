@@ -160,7 +160,8 @@ bool to_standard_output(std::initializer_list<std::pair<std::string_view, const 
   for (const auto& [option, path] : outputs) {
     if (path->empty() || io::is_standard_output(*path)) continue;
     std::error_code error;
-    std::filesystem::path resolved = std::filesystem::weakly_canonical(*path, error);
+    // Absolute first: weakly_canonical leaves a relative path to a file that does not exist yet as it is.
+    std::filesystem::path resolved = std::filesystem::weakly_canonical(std::filesystem::absolute(*path, error), error);
     if (error) resolved = std::filesystem::path(*path).lexically_normal();
     for (const auto& [earlier_option, earlier] : files)
       if (earlier == resolved)

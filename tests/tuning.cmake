@@ -72,10 +72,11 @@ add_test(NAME cli.tune_mpich_json_refuses_swing COMMAND ${expect_failure}
          "--mpich-json: MPICH has no all-reduce for 'swing'" $<TARGET_FILE:ringlab>
          tune --topology switch:4 --algo ring,swing --mpich-json ${tuning_dir}/refused.json --force)
 
-# Two outputs on one file are refused before any work, however the path is spelt.
+# Two outputs on one file are refused before any work, however the path is spelt (new.json does
+# not exist: refused before anything is written).
 add_test(NAME cli.tune_outputs_on_one_file COMMAND ${expect_failure}
-         "--json and --mpich-json both name './same.json'; give two files" $<TARGET_FILE:ringlab>
-         tune --topology switch:4 --json same.json --mpich-json ./same.json --force)
+         "--json and --mpich-json both name './new.json'; give two files" $<TARGET_FILE:ringlab>
+         tune --topology switch:4 --json new.json --mpich-json ./new.json --force)
 add_test(NAME cli.replay_outputs_on_one_file COMMAND ${expect_failure}
          "--json and --save-profile both name 'p.json'; give two files" $<TARGET_FILE:ringlab>
          replay --workload alexnet --backend threads --ranks 2 --iterations 1 --device-tflops 10 --json p.json --save-profile p.json --force)
