@@ -79,7 +79,10 @@ std::optional<Schedule> joined_transfers(const Schedule& schedule) {
   return joined;
 }
 
-// A circulant template with its ops joined (joined_transfers), then the shortcuts, each where it
+PreparedSchedule::PreparedSchedule(const Schedule& schedule, std::optional<CompactSchedule> compact)
+    : schedule_(schedule), compact_(std::move(compact)), joined_(joined_transfers(schedule)) {}
+
+// A circulant template with its ops joined (prepared.priced()), then the shortcuts, each where it
 // equals the walk (closed_form_symmetric.cpp, closed_form_circulant.cpp, closed_form_periodic.cpp,
 // closed_form_compact.cpp, closed_form_alike.cpp), else the walk.
 Prediction ClosedFormModel::predict(const PreparedSchedule& prepared, std::int64_t count, DataType type,
@@ -102,8 +105,7 @@ Prediction ClosedFormModel::predict(const PreparedSchedule& prepared, std::int64
     return predict_walk(schedule, OpBytes(schedule, count, type), &forms);
   }
   check_schedule(schedule, route_costs_.topology(), count, OpChecks::header_only);  // ops: when packed, or in pass 1
-  const std::optional<Schedule> joined = joined_transfers(schedule);
-  const Schedule& priced = joined ? *joined : schedule;
+  const Schedule& priced = prepared.priced();
   if (std::optional<Prediction> symmetric = predict_symmetric(priced, count, type)) return *std::move(symmetric);
   if (std::optional<Prediction> circulant = predict_circulant(priced, count, type)) return *std::move(circulant);
   if (std::optional<Prediction> periodic = predict_periodic(priced, count, type)) return *std::move(periodic);

@@ -64,18 +64,21 @@ inline double choose_gamma(const Topology& topology, std::optional<double> given
 // outlive it. Throws like ClosedFormModel::predict for an op whose peer or chunks do not exist.
 class PreparedSchedule {
  public:
-  explicit PreparedSchedule(const Schedule& schedule) : schedule_(schedule), compact_(CompactSchedule::of(schedule)) {}
+  explicit PreparedSchedule(const Schedule& schedule) : PreparedSchedule(schedule, CompactSchedule::of(schedule)) {}
   // Not packed: for a single call, which the packing (one walk of the schedule) would not repay.
   static PreparedSchedule unpacked(const Schedule& schedule) { return PreparedSchedule(schedule, std::nullopt); }
   const Schedule& schedule() const { return schedule_; }
   const CompactSchedule* compact() const { return compact_ ? &*compact_ : nullptr; }
+  // The schedule the shortcuts price: a circulant one with its ops joined (joined_transfers,
+  // closed_form_ops.hpp), found once for every size, else the schedule itself.
+  const Schedule& priced() const { return joined_ ? *joined_ : schedule_; }
 
  private:
-  PreparedSchedule(const Schedule& schedule, std::optional<CompactSchedule> compact)
-      : schedule_(schedule), compact_(std::move(compact)) {}
+  PreparedSchedule(const Schedule& schedule, std::optional<CompactSchedule> compact);  // closed_form.cpp
 
   const Schedule& schedule_;
   std::optional<CompactSchedule> compact_;
+  std::optional<Schedule> joined_;
 };
 
 struct Prediction {
