@@ -2,11 +2,14 @@
 // threads backend at mixed sizes, types, ops, rank counts and placements, every call checked.
 // Steps:
 //   1. warm-up: rounds (every combination once each) for a quarter of RINGLAB_SOAK_SECONDS
-//      (default 60), so that buffers, schedules and the allocator's arenas reach their size;
-//   2. sample VmRSS (/proc/self/status) after malloc_trim(0);
+//      (default 60), so that buffers, schedules and caches reach their size;
+//   2. sample the bytes held from malloc (mallinfo2: in-use chunks of every arena plus mmapped
+//      blocks), the thread count and VmRSS;
 //   3. repeat rounds until RINGLAB_SOAK_SECONDS have passed;
-//   4. sample VmRSS again the same way; pass when no element was ever wrong (warm-up included) and RSS grew
-//      by less than the bound after the warm-up.
+//   4. sample again; pass when no element was ever wrong (warm-up included), the bytes held from
+//      malloc grew by less than the bound and no thread was left behind. VmRSS is printed, not
+//      asserted: it also counts freed memory glibc keeps (arenas, its cache of thread stacks),
+//      which moved by 0 to 14.6 MiB between two samples in runs where the bytes held did not move.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -26,37 +29,44 @@
 namespace ringlab {
 namespace {
 
-// Growth allowed after the warm-up: far below what one leaked buffer per call would add over
-// tens of thousands of calls (a leaked 4 KiB buffer per call would add hundreds of MiB), above allocator noise.
-constexpr std::int64_t rss_growth_bound_kib = 8 * 1024;
+// Growth of the bytes held from malloc allowed after the warm-up. A leak of the smallest chunk
+// (32 bytes) per call crosses it after 8192 calls; a run makes tens of thousands after its
+// warm-up. Without a leak the bytes held move by about 1 KiB (100 KiB before and after, 2026-12-08).
+constexpr std::int64_t heap_growth_bound_kib = 256;
 
-// Under AddressSanitizer freed memory waits in a quarantine (256 MiB by default) before it is
-// reused, so RSS grows by design (+10 MiB after the warm-up in a fresh-clone CI run, 2026-12-04);
-// there LeakSanitizer checks for leaks at exit instead, and the RSS bound is not asserted.
+// Under AddressSanitizer its own allocator serves malloc, so glibc's mallinfo2 does not see the
+// program's memory; there LeakSanitizer checks for leaks at exit instead.
 #if defined(__SANITIZE_ADDRESS__)
-constexpr bool rss_growth_is_checked = false;
+constexpr bool heap_growth_is_checked = false;
 #else
-constexpr bool rss_growth_is_checked = true;
+constexpr bool heap_growth_is_checked = true;
 #endif
 
-// Resident memory once glibc has handed its free pages back: malloc_trim(0) releases free memory
-// in every arena (top of heap and whole free pages inside), so what stays resident is what is
-// allocated (a leak included) plus partly used pages. Without it the sample also counts freed
-// buffers cached by up to 8 x cores per-thread arenas: a CI run (2026-12-07, ctest -j2, 29 warm-up
-// rounds) read +14.6 MiB between two samples with no wrong element and no leak under ASan.
-std::int64_t resident_kib() {
-  malloc_trim(0);
+struct MemorySample {
+  std::int64_t heap_kib = 0;   // bytes held from malloc
+  std::int64_t threads = 0;    // "Threads:" of /proc/self/status
+  std::int64_t rss_kib = 0;    // "VmRSS:" of /proc/self/status
+};
+
+std::int64_t status_field(const std::string& wanted) {
   std::ifstream status("/proc/self/status");
   std::string key;
   while (status >> key) {
-    if (key == "VmRSS:") {
-      std::int64_t kib = 0;
-      status >> kib;
-      return kib;
+    if (key == wanted) {
+      std::int64_t value = 0;
+      status >> value;
+      return value;
     }
     status.ignore(1 << 12, '\n');
   }
   return -1;
+}
+
+MemorySample sample_memory() {
+  malloc_trim(0);
+  const struct mallinfo2 info = mallinfo2();
+  return {static_cast<std::int64_t>((info.uordblks + info.hblkhd) / 1024), status_field("Threads:"),
+          status_field("VmRSS:")};
 }
 
 double soak_seconds() {
@@ -126,27 +136,30 @@ TEST(Soak, EveryAlgorithmMixedSizesNoWrongElementNoGrowth) {
       total.wrong += round.wrong;
     } while (seconds_since(start) < seconds);
   };
-  // Warm-up: a quarter of the budget. Every round starts fresh threads, and glibc's per-thread
-  // malloc arenas grow for a while before they settle (measured here: +52 MiB after 3 s,
-  // +60 MiB after 10 s, +61 MiB after 20 s), which is not a leak.
+  // Warm-up: a quarter of the budget, so that anything filled once (caches, glibc's arenas) is full.
   run_until(budget / 4);
   const int warmup_rounds = rounds;
-  const std::int64_t rss_before = resident_kib();
-  ASSERT_GT(rss_before, 0) << "cannot read VmRSS from /proc/self/status";
+  const std::int64_t calls_before = total.calls;
+  const MemorySample before = sample_memory();
+  ASSERT_GT(before.threads, 0) << "cannot read Threads from /proc/self/status";
   run_until(budget);
-  const std::int64_t rss_after = resident_kib();
-  std::printf("soak: %d rounds (%d of warm-up), %lld checked calls (summed over ranks) in %.1f s, %lld wrong elements, VmRSS "
-              "after warm-up %lld KiB, at the end %lld KiB (growth %lld KiB, bound %lld KiB)\n",
+  const MemorySample after = sample_memory();
+  std::printf("soak: %d rounds (%d of warm-up), %lld checked calls (summed over ranks) in %.1f s, %lld wrong elements\n"
+              "soak: after the warm-up and at the end: held from malloc %lld -> %lld KiB (bound +%lld KiB over %lld calls), "
+              "threads %lld -> %lld, VmRSS %lld -> %lld KiB (not asserted)\n",
               rounds, warmup_rounds, static_cast<long long>(total.calls), seconds_since(start),
-              static_cast<long long>(total.wrong), static_cast<long long>(rss_before),
-              static_cast<long long>(rss_after), static_cast<long long>(rss_after - rss_before),
-              static_cast<long long>(rss_growth_bound_kib));
+              static_cast<long long>(total.wrong), static_cast<long long>(before.heap_kib),
+              static_cast<long long>(after.heap_kib), static_cast<long long>(heap_growth_bound_kib),
+              static_cast<long long>(total.calls - calls_before), static_cast<long long>(before.threads),
+              static_cast<long long>(after.threads), static_cast<long long>(before.rss_kib),
+              static_cast<long long>(after.rss_kib));
   EXPECT_GT(rounds, warmup_rounds);
   EXPECT_EQ(total.wrong, 0);
-  if (rss_growth_is_checked)
-    EXPECT_LT(rss_after - rss_before, rss_growth_bound_kib);
+  EXPECT_EQ(after.threads, before.threads) << "a round left threads running";
+  if (heap_growth_is_checked)
+    EXPECT_LT(after.heap_kib - before.heap_kib, heap_growth_bound_kib);
   else
-    std::printf("soak: RSS growth not asserted under AddressSanitizer (its quarantine); LeakSanitizer checks leaks at exit\n");
+    std::printf("soak: growth of the bytes held not asserted under AddressSanitizer (its own allocator); LeakSanitizer checks leaks at exit\n");
 }
 
 }  // namespace

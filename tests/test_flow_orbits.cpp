@@ -12,6 +12,7 @@
 
 #include "collectives/algorithms/algorithm.hpp"
 #include "simulator/flow_level.hpp"
+#include "tests/sanitizer_scale.hpp"
 #include "topology/presets.hpp"
 
 namespace ringlab {
@@ -75,6 +76,7 @@ class SimulatorRankOrbits : public ::testing::TestWithParam<OrbitCase> {};
 TEST_P(SimulatorRankOrbits, EqualTheFullSimulationForEveryAlgorithm) {
   const OrbitCase& param = GetParam();
   const int nranks = make_preset_topology(param.preset).num_endpoints();
+  if (!test_scale::runs_at(nranks)) GTEST_SKIP() << test_scale::skip_reason;
   const std::vector<std::string> algorithms =
       param.every_algorithm ? algorithm_names() : std::vector<std::string>{"ring"};
   for (const std::string& algorithm : algorithms) {

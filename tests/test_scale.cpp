@@ -17,6 +17,7 @@
 #include "simulator/route_costs.hpp"
 #include "topology/presets.hpp"
 #include "topology/routing.hpp"
+#include "tests/sanitizer_scale.hpp"
 #include "topology/symmetry.hpp"
 
 namespace ringlab {
@@ -231,6 +232,7 @@ TEST(SimulatorSymmetry, UnequalChunksWhereRoutesDifferWithinARowOrGroup) {
 }
 
 TEST(SimulatorSymmetry, ClosedFormEqualsTodaysAtAThousandRanks) {
+  if (!test_scale::runs_at(1000)) GTEST_SKIP() << test_scale::skip_reason;
   const std::vector<std::int64_t> counts = {std::int64_t{1} << 24, (std::int64_t{1} << 24) + 3};
   for (const char* preset : {"torus2d:32x32", "dragonfly:2", "nvswitch:8,nodes:120", "ring:1000"})
     expect_symmetric_prediction_equals_todays(preset, counts);
