@@ -1,7 +1,8 @@
 // A progress line for a long command (ringlab simulate): after `after_seconds`, at most once a
 // second, "# progress: ..." on stderr with the share of the work done and an estimate of the time
 // left (the elapsed time scaled by the work left over the work done, each unit of work weighted
-// by its caller's guess of its cost). Silent for a run shorter than that, and when disabled.
+// by its caller's guess of its cost), also within one long unit when its maker reports how far
+// it is (within). Silent for a run shorter than that, and when disabled.
 #pragma once
 
 #include <fmt/format.h>
@@ -30,18 +31,28 @@ class ProgressLine {
   void done(double weight) {
     done_weight_ += weight;
     ++done_units_;
-    if (!enabled_ || done_units_ >= total_units_) return;
+    if (done_units_ < total_units_) print(done_weight_, "");
+  }
+
+  // The next unit, of `weight`, is `fraction` (0 to 1) done; prints as done does.
+  void within(double weight, double fraction) {
+    if (done_units_ < total_units_)
+      print(done_weight_ + weight * fraction, fmt::format(" and {:.0f} % of the next", 100 * fraction));
+  }
+
+ private:
+  void print(double done_weight, const std::string& of_the_next) {
+    if (!enabled_) return;
     const double elapsed = seconds_since(start_);
     if (elapsed < after_seconds_ || (printed_ && seconds_since(last_print_) < 1.0)) return;
-    const double left = done_weight_ > 0 ? elapsed * (total_weight_ - done_weight_) / done_weight_ : 0.0;
-    fmt::print(out_, "# progress: {}: {} of {} done, {:.1f} s elapsed, about {:.0f} s left\n", what_, done_units_,
-               total_units_, elapsed, left);
+    const double left = done_weight > 0 ? elapsed * (total_weight_ - done_weight) / done_weight : 0.0;
+    fmt::print(out_, "# progress: {}: {} of {} done{}, {:.1f} s elapsed, about {:.0f} s left\n", what_, done_units_,
+               total_units_, of_the_next, elapsed, left);
     std::fflush(out_);
     printed_ = true;
     last_print_ = Clock::now();
   }
 
- private:
   static double seconds_since(Clock::time_point point) {
     return std::chrono::duration<double>(Clock::now() - point).count();
   }

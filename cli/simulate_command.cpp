@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <nlohmann/json.hpp>
@@ -238,10 +239,16 @@ int run_simulate(const SimulateArguments& arguments, TimeLimit& time_limit) {
   if (protocols.empty()) protocol_topologies.push_back(priced.topology);
   for (const simulator::NcclProtocol* protocol : protocols)
     protocol_topologies.push_back(simulator::with_nccl_protocol(priced.topology, *protocol));
+  // Progress within one flow-level prediction, for the progress line (set once it exists).
+  std::function<void(double)> progress_within;
+  const auto report_within = [&progress_within](double fraction) {
+    if (progress_within) progress_within(fraction);
+  };
   std::vector<simulator::Predictor> models;
   for (const Topology& protocol_topology : protocol_topologies)
     models.push_back(simulator::make_model(model_info.name, protocol_topology, gamma,
-                                           static_cast<std::int64_t>(options.segment_bytes), !arguments.trace.empty()));
+                                           static_cast<std::int64_t>(options.segment_bytes), !arguments.trace.empty(),
+                                           report_within));
   const simulator::Predictor& model = models.front();
   std::vector<Schedule> schedules;
   const bool rings_priced = std::find(options.algorithms.begin(), options.algorithms.end(), "nccl_ring") !=
@@ -302,6 +309,11 @@ int run_simulate(const SimulateArguments& arguments, TimeLimit& time_limit) {
   for (const bench::SweepSize& size : sizes) total_weight += weight_of(size) * static_cast<double>(schedules.size());
   ProgressLine progress("simulate", total_weight, static_cast<int>(sizes.size() * schedules.size()),
                         arguments.progress_after_seconds, !options.quiet);
+  double unit_weight = 0;     // of the (size, algorithm) being priced
+  double models_before = 0;   // of its models (one per protocol) already priced, over their number
+  progress_within = [&](double fraction) {
+    progress.within(unit_weight, models_before + fraction / static_cast<double>(models.size()));
+  };
   for (const bench::SweepSize& size : sizes) {
     std::vector<report::ResultRow> size_rows;
     for (std::size_t i = 0; i < schedules.size(); ++i) {
@@ -316,7 +328,9 @@ int run_simulate(const SimulateArguments& arguments, TimeLimit& time_limit) {
           seconds = out_of_place_seconds;
         } else if (model.flows) {
           std::optional<simulator::FlowPrediction> predicted;
+          unit_weight = weight_of(size);
           for (std::size_t m = 0; m < models.size(); ++m) {
+            models_before = static_cast<double>(m) / static_cast<double>(models.size());
             simulator::FlowPrediction candidate = models[m].flows(schedules[i], size.count, options.type, placement);
             candidate.prediction.seconds += protocols.empty() ? 0 : protocols[m]->base_latency_seconds;
             if (!predicted || candidate.prediction.seconds < predicted->prediction.seconds) {

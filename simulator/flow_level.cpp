@@ -239,12 +239,20 @@ class Simulation {
     for (std::size_t rank = 0; rank < ranks_.size(); ++rank) enter_step(static_cast<int>(rank), 0, 0.0);
     rebalance(0.0);
     sample_loads(0.0);
+    std::int64_t total_rank_steps = 0;
+    for (std::size_t rank = 0; rank < ranks_.size(); ++rank)
+      total_rank_steps += static_cast<std::int64_t>(program_of(schedule_, static_cast<int>(rank)).steps.size());
+    std::int64_t next_progress = progress_events;
     while (!events_.empty()) {
       const double now = events_.earliest();
       while (!events_.empty() && events_.earliest() == now)
         result.events += events_.handle_earliest([this](const Event& event, double time) { handle(event, time); });
       rebalance(now);
       sample_loads(now);
+      if (options_.progress && result.events >= next_progress) {
+        next_progress = result.events + progress_events;
+        options_.progress(static_cast<double>(finished_rank_steps_) / static_cast<double>(std::max<std::int64_t>(1, total_rank_steps)));
+      }
     }
     check_finished();
     sample_loads(std::numeric_limits<double>::quiet_NaN());  // nothing left: the last samples fall to 0
@@ -386,6 +394,7 @@ class Simulation {
       }
       if (state.pending_send_pieces == 0 && state.slots.empty()) {
         record({rank, step, -1, 0.0, now, now});
+        ++finished_rank_steps_;
         continue;
       }
       for (const WaitingReceive& receive : receives_) {
@@ -588,6 +597,7 @@ class Simulation {
     RankState& state = ranks_[static_cast<std::size_t>(rank)];
     state.end_scheduled = false;
     record({rank, state.step, -1, 0.0, state.step_start, now});
+    ++finished_rank_steps_;
     enter_step(rank, state.step + 1, now);
   }
 
@@ -795,6 +805,7 @@ class Simulation {
   std::vector<std::int32_t> touched_;  // resources rebalance solved since the last sample
   double last_sample_seconds_ = 0;
   std::int64_t transfers_ = 0;
+  std::int64_t finished_rank_steps_ = 0;  // steps the simulated ranks have finished, for options_.progress
 };
 
 }  // namespace

@@ -29,6 +29,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -57,7 +58,12 @@ struct FlowLevelOptions {
   // Re-solve max-min rates locally after flows start or end (max_min_update.hpp), where rank
   // orbits, CPU sharing and a trace are off; false: each changed group whole, as tests compare.
   bool local_max_min = true;
+  // Called at most once every progress_events events handled, with the share of the simulated
+  // ranks' steps finished so far (0 to 1): `ringlab simulate`'s progress line within one prediction.
+  std::function<void(double)> progress = {};
 };
+
+inline constexpr std::int64_t progress_events = std::int64_t{1} << 16;
 
 // What one link direction or limited switch carried during a prediction.
 struct ResourceLoad {

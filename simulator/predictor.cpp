@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <memory>
+#include <utility>
 #include <stdexcept>
 
 #include "simulator/closed_form.hpp"
@@ -31,12 +32,13 @@ const ModelInfo& find_model(std::string_view name) {
 }
 
 Predictor make_model(std::string_view name, const Topology& topology, double gamma_seconds_per_byte,
-                     std::int64_t segment_bytes, bool record_trace) {
+                     std::int64_t segment_bytes, bool record_trace, std::function<void(double)> progress) {
   const ModelInfo& model = find_model(name);
   if (model.name == flow_level_name) {
     FlowLevelOptions options;
     options.segment_bytes = segment_bytes;
     options.record_trace = record_trace;
+    options.progress = std::move(progress);
     auto flow_level = std::make_shared<FlowLevelModel>(topology, gamma_seconds_per_byte, options);
     return {std::string(model.name),
             [flow_level](const Schedule& schedule, std::int64_t count, DataType type, ReduceOp, std::int64_t,

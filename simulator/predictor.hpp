@@ -57,10 +57,12 @@ const ModelInfo& find_model(std::string_view name);
 
 // The named model on `topology` (kept by reference: it must outlive the predictor) with the
 // reduction's gamma; the flow-level model cuts transfers into segments of `segment_bytes` (0:
-// whole) and, with `record_trace`, records each call's timeline for flows. The predictor's own op
+// whole), with `record_trace` records each call's timeline for flows, and reports its progress
+// within a call to `progress` (FlowLevelOptions::progress). The predictor's own op
 // and segment_bytes arguments are not used: the topology and gamma given here already price the
 // op, and the segments are the model's.
 Predictor make_model(std::string_view name, const Topology& topology, double gamma_seconds_per_byte,
-                     std::int64_t segment_bytes = 0, bool record_trace = false);
+                     std::int64_t segment_bytes = 0, bool record_trace = false,
+                     std::function<void(double)> progress = {});
 
 }  // namespace ringlab::simulator

@@ -512,6 +512,27 @@ TEST(SimulatorFlowLevel, PredictsAsBeforeTheSolverWasSpedUp) {
   }
 }
 
+TEST(SimulatorFlowLevel, ReportsItsProgressWithinOnePrediction) {
+  // Ring on torus2d:16x16 handles a few hundred thousand events: a report every progress_events,
+  // each the share of the 256 ranks' 510 steps finished, growing, below 1 (the last steps finish
+  // after the last report); the prediction is the one without reports.
+  const Topology topology = make_preset_topology("torus2d:16x16");
+  const Schedule schedule = make_schedule("ring", Collective::allreduce, 256);
+  std::vector<double> reports;
+  FlowLevelOptions options;
+  options.progress = [&reports](double fraction) { reports.push_back(fraction); };
+  const FlowPrediction reported = FlowLevelModel(topology, flow_gamma_seconds_per_byte, options)
+                                      .predict(schedule, std::int64_t{1} << 24, DataType::float32);
+  const FlowPrediction silent =
+      FlowLevelModel(topology, flow_gamma_seconds_per_byte).predict(schedule, std::int64_t{1} << 24, DataType::float32);
+  EXPECT_EQ(reported.prediction.seconds, silent.prediction.seconds);
+  ASSERT_LE(static_cast<std::int64_t>(reports.size()), reported.events / simulator::progress_events);
+  ASSERT_GE(reports.size(), 2u);
+  EXPECT_GT(reports.front(), 0.0);
+  EXPECT_LT(reports.back(), 1.0);
+  for (std::size_t i = 1; i < reports.size(); ++i) EXPECT_GT(reports[i], reports[i - 1]);
+}
+
 TEST(SimulatorFlowLevel, IsDeterministicRunToRun) {
   for (const char* preset : {"torus2d:4x4", "pcie-tree,switches=2,gpus_per_switch=4", "host-shm:6,cores=2",
                              "nvswitch:4,nodes:4"}) {
