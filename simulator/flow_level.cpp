@@ -239,9 +239,10 @@ class Simulation {
     for (std::size_t rank = 0; rank < ranks_.size(); ++rank) enter_step(static_cast<int>(rank), 0, 0.0);
     rebalance(0.0);
     sample_loads(0.0);
-    std::int64_t total_rank_steps = 0;
-    for (std::size_t rank = 0; rank < ranks_.size(); ++rank)
-      total_rank_steps += static_cast<std::int64_t>(program_of(schedule_, static_cast<int>(rank)).steps.size());
+    std::int64_t total_rank_steps = 0;  // counted only for progress reports
+    if (options_.progress)
+      for (std::size_t rank = 0; rank < ranks_.size(); ++rank)
+        total_rank_steps += static_cast<std::int64_t>(program_of(schedule_, static_cast<int>(rank)).steps.size());
     std::int64_t next_progress = progress_events;
     while (!events_.empty()) {
       const double now = events_.earliest();

@@ -1,7 +1,8 @@
 // How far the scale tests go under AddressSanitizer. ASan makes the simulator's and verifier's
 // arithmetic 3-5x slower and finds a memory error at any size, so the cases past
 // sanitizer_max_ranks run in the release build only (CI runs both); under ASan they skip with a
-// reason, and every code path they reach is reached at 64 ranks or fewer there.
+// reason, and every code path they reach is reached at 64 ranks or fewer there. The soak test
+// asks under_address_sanitizer too (ASan's allocator hides the bytes held from glibc).
 #pragma once
 
 namespace ringlab::test_scale {

@@ -25,6 +25,7 @@
 #include "collectives/backends/threads_communicator.hpp"
 #include "collectives/execute.hpp"
 #include "collectives/expected_values.hpp"
+#include "tests/sanitizer_scale.hpp"
 
 namespace ringlab {
 namespace {
@@ -36,11 +37,7 @@ constexpr std::int64_t heap_growth_bound_kib = 256;
 
 // Under AddressSanitizer its own allocator serves malloc, so glibc's mallinfo2 does not see the
 // program's memory; there LeakSanitizer checks for leaks at exit instead.
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool heap_growth_is_checked = false;
-#else
-constexpr bool heap_growth_is_checked = true;
-#endif
+constexpr bool heap_growth_is_checked = !test_scale::under_address_sanitizer;
 
 struct MemorySample {
   std::int64_t heap_kib = 0;   // bytes held from malloc
